@@ -1,0 +1,1 @@
+"""Wiring of the Leadline service: configuration, app factory, embedded stack and CLI."""

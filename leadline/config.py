@@ -1,0 +1,66 @@
+"""Service configuration, read from the environment once at start-up."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+
+
+def _env_list(name: str, default: str = "") -> tuple[str, ...]:
+    raw = os.environ.get(name, default)
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return float(raw) if raw else default
+
+
+@dataclass(frozen=True)
+class Settings:
+    mongodb_url: str | None = None
+    database_name: str = "leadline"
+    redis_url: str | None = None
+    # Key prefix for everything this service keeps in Redis (tests use one per test).
+    redis_prefix: str = "leadline"
+    host: str = "127.0.0.1"
+    port: int = 8080
+    mcp_port: int = 8081
+    data_dir: str = ".leadline"
+    environment: str = "development"
+    cors_origins: tuple[str, ...] = ("*",)
+    # Provider adapter used for channels without their own credentials.
+    provider: str = "sandbox"
+    chatapp_graph_url: str = "https://graph.facebook.com/v21.0"
+    chatapp_app_secret: str = ""
+    chatapp_verify_token: str = ""
+    # How long the key cache trusts an entry without Redis telling it otherwise.
+    key_cache_seconds: float = 300.0
+    shutdown_timeout: float = 15.0
+    arq_queue_name: str = "leadline:queue"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def is_development(self) -> bool:
+        return self.environment != "production"
+
+    @classmethod
+    def from_env(cls, **overrides) -> "Settings":
+        settings = cls(
+            mongodb_url=os.environ.get("MONGODB_URL") or None,
+            database_name=os.environ.get("MONGODB_DATABASE", "leadline"),
+            redis_url=os.environ.get("REDIS_URL") or None,
+            redis_prefix=os.environ.get("LEADLINE_REDIS_PREFIX", "leadline"),
+            host=os.environ.get("LEADLINE_HOST", "127.0.0.1"),
+            port=int(os.environ.get("LEADLINE_PORT", "8080")),
+            mcp_port=int(os.environ.get("LEADLINE_MCP_PORT", "8081")),
+            data_dir=os.environ.get("LEADLINE_DATA_DIR", ".leadline"),
+            environment=os.environ.get("LEADLINE_ENV", "development"),
+            cors_origins=_env_list("LEADLINE_CORS_ORIGINS", "*"),
+            provider=os.environ.get("LEADLINE_PROVIDER", "sandbox"),
+            chatapp_graph_url=os.environ.get("CHATAPP_GRAPH_URL", cls.chatapp_graph_url),
+            chatapp_app_secret=os.environ.get("CHATAPP_APP_SECRET", ""),
+            chatapp_verify_token=os.environ.get("CHATAPP_VERIFY_TOKEN", ""),
+            key_cache_seconds=_env_float("LEADLINE_KEY_CACHE_SECONDS", 300.0),
+            shutdown_timeout=_env_float("LEADLINE_SHUTDOWN_TIMEOUT", 15.0),
+        )
+        return replace(settings, **overrides) if overrides else settings

@@ -1,0 +1,6 @@
+"""Beanie documents, one module per domain. DOCUMENT_MODELS is what init_beanie registers."""
+from models.auth import ApiKey, Organisation
+from models.billing import Payment, Subscription, Wallet
+from models.channels import ChannelAccount
+
+DOCUMENT_MODELS: list[type] = [Organisation, ApiKey, Subscription, Payment, Wallet, ChannelAccount]

@@ -1,0 +1,112 @@
+"""The base of every organisation-owned document: tenancy is enforced here, once.
+
+`TenantDocument.find_many/find_one/aggregate` refuse a query that is not scoped by `org_id`,
+so a forgotten scope fails loudly in tests instead of leaking another organisation's data.
+Code reads through `find_in`/`get_in` (which merge the organisation into one filter dict,
+the shape SecantusDB index-accelerates); system jobs that must cross organisations say so
+with `find_across_orgs`.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Annotated, Any, Protocol
+
+from beanie import Document, PydanticObjectId
+from bson import Decimal128, ObjectId
+from pydantic import BeforeValidator, Field
+
+
+# Money is stored exactly (Decimal128) and read back as Decimal.
+Money = Annotated[Decimal, BeforeValidator(lambda v: v.to_decimal() if isinstance(v, Decimal128) else v)]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class HasOrg(Protocol):
+    org_id: ObjectId
+
+
+OrgRef = ObjectId | HasOrg
+
+
+def org_of(ref: OrgRef) -> ObjectId:
+    return ref if isinstance(ref, ObjectId) else ref.org_id
+
+
+class TenancyError(RuntimeError):
+    """A query on an organisation-owned collection without the organisation in its filter."""
+
+
+def _require_org(cls: type, args: tuple) -> None:
+    if len(args) == 1 and isinstance(args[0], dict) and "org_id" in args[0]:
+        return
+    raise TenancyError(f"{cls.__name__} queried without org_id; use find_in/get_in (got {args!r})")
+
+
+class TenantDocument(Document):
+    org_id: PydanticObjectId
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+    # --- the organisation-scoped read API --------------------------------------------------
+    @classmethod
+    def scoped(cls, ref: OrgRef, filter: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One merged filter dict (never `$and`), with the organisation first."""
+        return {"org_id": org_of(ref), **(filter or {})}
+
+    @classmethod
+    def find_in(cls, ref: OrgRef, filter: dict[str, Any] | None = None, **kwargs: Any):
+        return cls.find_many(cls.scoped(ref, filter), **kwargs)
+
+    @classmethod
+    async def find_one_in(cls, ref: OrgRef, filter: dict[str, Any] | None = None, **kwargs: Any):
+        return await cls.find_one(cls.scoped(ref, filter), **kwargs)
+
+    @classmethod
+    async def get_in(cls, ref: OrgRef, doc_id: ObjectId | str | None):
+        """The organisation's document with this id, or None (another organisation's is None too)."""
+        if doc_id is None:
+            return None
+        if not isinstance(doc_id, ObjectId):
+            if not ObjectId.is_valid(doc_id):
+                return None
+            doc_id = ObjectId(doc_id)
+        return await cls.find_one(cls.scoped(ref, {"_id": doc_id}))
+
+    @classmethod
+    async def count_in(cls, ref: OrgRef, filter: dict[str, Any] | None = None) -> int:
+        return await cls.get_pymongo_collection().count_documents(cls.scoped(ref, filter))
+
+    @classmethod
+    def new(cls, ref: OrgRef, **fields: Any):
+        return cls(org_id=org_of(ref), **fields)
+
+    # --- guards on Beanie's own entry points ---------------------------------------------
+    @classmethod
+    def find_many(cls, *args: Any, **kwargs: Any):  # type: ignore[override]
+        _require_org(cls, args)
+        return super().find_many(*args, **kwargs)
+
+    @classmethod
+    def find_one(cls, *args: Any, **kwargs: Any):  # type: ignore[override]
+        _require_org(cls, args)
+        return super().find_one(*args, **kwargs)
+
+    @classmethod
+    def aggregate(cls, pipeline: list[dict[str, Any]], *args: Any, **kwargs: Any):  # type: ignore[override]
+        first = pipeline[0] if pipeline else {}
+        if "org_id" not in first.get("$match", {}):
+            raise TenancyError(f"{cls.__name__}.aggregate must start with a $match on org_id")
+        return super().aggregate(pipeline, *args, **kwargs)
+
+    # --- the explicit escape hatch for system work (jobs, webhooks, auth) -----------------
+    @classmethod
+    def find_across_orgs(cls, filter: dict[str, Any], **kwargs: Any):
+        return super().find_many(filter, **kwargs)
+
+    @classmethod
+    def find_one_across_orgs(cls, filter: dict[str, Any], **kwargs: Any):
+        return super().find_one(filter, **kwargs)

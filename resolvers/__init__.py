@@ -1,0 +1,1 @@
+"""Domain logic: plain async functions of (ctx, input) called by GraphQL, REST, MCP, jobs and tests."""

@@ -1,0 +1,1 @@
+"""Plans, limits, usage, subscriptions, payments and the wallet."""

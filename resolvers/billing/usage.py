@@ -1,0 +1,26 @@
+"""How much of each plan limit an organisation uses, counted from its stored documents.
+
+One entry per tracked limit key; a key without an entry is reported as untracked (null).
+Domains add their line here when they land.
+"""
+from __future__ import annotations
+
+from typing import Awaitable, Callable
+
+from bson import ObjectId
+
+UsageCounter = Callable[[ObjectId, str], Awaitable[int]]
+
+
+def _counters() -> dict[str, UsageCounter]:
+    # Imported lazily so billing does not import every domain at module load.
+    return {}
+
+
+async def count_usage(org_id: ObjectId, key: str, timezone: str = "UTC") -> int | None:
+    counter = _counters().get(key)
+    return None if counter is None else await counter(org_id, timezone)
+
+
+def tracked_keys() -> frozenset[str]:
+    return frozenset(_counters())

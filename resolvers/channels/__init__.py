@@ -1,0 +1,1 @@
+"""Channel accounts, their provider adapters and connection health."""

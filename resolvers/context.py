@@ -1,0 +1,85 @@
+"""The typed per-request context every resolver receives, and the process-wide services it points to."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from bson import ObjectId
+
+from resolvers.errors import ApiError
+
+if TYPE_CHECKING:
+    from arq.connections import ArqRedis
+    from redis.asyncio import Redis
+
+    from leadline.config import Settings
+    from resolvers.auth.cache import KeyCache
+    from resolvers.auth.gate import RateGate
+    from resolvers.channels.providers import ProviderRegistry
+
+
+@dataclass(frozen=True)
+class OrgSnapshot:
+    """What a request needs of its organisation, cached with the key."""
+
+    id: ObjectId
+    name: str
+    plan: str
+    timezone: str
+    is_active: bool
+    allowed_origins: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KeySnapshot:
+    id: ObjectId
+    kind: str  # "scoped" | "legacy"
+    scopes: frozenset[str]
+    label: str | None
+
+    @property
+    def full_access(self) -> bool:
+        return self.kind == "legacy" or "*" in self.scopes
+
+
+@dataclass
+class Services:
+    """Long-lived clients shared by every request, job and test of one process."""
+
+    settings: "Settings"
+    redis: "Redis"
+    key_cache: "KeyCache"
+    gate: "RateGate"
+    providers: "ProviderRegistry"
+    arq: "ArqRedis | None" = None
+
+    def rkey(self, *parts: object) -> str:
+        """A Redis key in this deployment's namespace."""
+        return ":".join([self.settings.redis_prefix, *map(str, parts)])
+
+
+@dataclass
+class RequestContext:
+    services: Services
+    org: OrgSnapshot | None
+    key: KeySnapshot | None
+    request_id: str | None = None
+    # Per-request DataLoaders, created on first use (see `loader`).
+    _loaders: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def org_id(self) -> ObjectId:
+        if self.org is None:
+            raise ApiError("ORG_ID_MISSING", "The organisation of this request could not be resolved.")
+        return self.org.id
+
+    def loader(self, name: str, factory: Callable[[], Any]) -> Any:
+        if name not in self._loaders:
+            self._loaders[name] = factory()
+        return self._loaders[name]
+
+    @classmethod
+    def system(cls, services: Services, org: OrgSnapshot) -> "RequestContext":
+        """A full-access context for jobs acting on behalf of an organisation."""
+        key = KeySnapshot(id=ObjectId("0" * 24), kind="legacy", scopes=frozenset({"*"}), label="system")
+        return cls(services=services, org=org, key=key)

@@ -1,0 +1,1 @@
+"""The /v2.0 REST surface: one declarative route table mapped onto GraphQL operations."""

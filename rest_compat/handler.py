@@ -1,0 +1,135 @@
+"""The one generic /v2.0 handler: request → variables → pre-parsed GraphQL operation → envelope."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from aiohttp import web
+from graphql import GraphQLError, execute
+from strawberry.execution import optimized_is_awaitable
+
+from resolvers.auth.scopes import require_scope
+from resolvers.errors import ApiError, detail, validation_error
+from rest_compat.compile import CompiledRoute, VariableSpec
+from rest_compat.envelope import success_response
+from rest_compat.request_keys import CTX, MARKER
+from schema import mask_error
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no"}
+
+
+def _coerce_query(spec: VariableSpec, raw: str) -> Any:
+    if spec.type_name in ("String", "ID"):
+        return raw
+    if spec.type_name == "Int":
+        try:
+            return int(raw)
+        except ValueError:
+            raise validation_error([detail(spec.name, "INVALID_TYPE", f"{spec.name} must be an integer")]) from None
+    if spec.type_name == "Float":
+        try:
+            return float(raw)
+        except ValueError:
+            raise validation_error([detail(spec.name, "INVALID_TYPE", f"{spec.name} must be a number")]) from None
+    lowered = raw.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise validation_error([detail(spec.name, "INVALID_TYPE", f"{spec.name} must be true or false")])
+
+
+async def read_json_object(request: web.Request) -> dict[str, Any]:
+    """The request body as a JSON object; an empty body is an empty object."""
+    raw = await request.read()
+    if not raw.strip():
+        return {}
+    ctype = request.content_type
+    if request.headers.get("Content-Type") and ctype != "application/json" and not ctype.endswith("+json"):
+        raise ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with 'Content-Type: application/json'.")
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError("INVALID_JSON", f"The request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError("INVALID_BODY", "The request body must be a JSON object.")
+    return body
+
+
+async def collect_variables(request: web.Request, compiled: CompiledRoute) -> dict[str, Any]:
+    route = compiled.route
+    values: dict[str, Any] = {}
+    specs = compiled.variables
+    for name, spec in specs.items():
+        if name in request.match_info:
+            values[name] = _coerce_query(spec, request.match_info[name])
+        elif name in request.query and not (route.body == "input" and name == "input"):
+            values[name] = _coerce_query(spec, request.query[name])
+    if route.body == "input":
+        values["input"] = await read_json_object(request)
+    elif route.body == "fields":
+        body = await read_json_object(request)
+        unknown = [k for k in body if k not in specs]
+        if unknown:
+            raise validation_error([detail(k, "UNKNOWN_FIELD", f"'{k}' is not a field of this request") for k in unknown])
+        for name, value in body.items():
+            values.setdefault(name, value)
+    return values
+
+
+_AT = re.compile(r"got invalid value .*? at '([^']+)'; (.*)$", re.S)
+_UNDEFINED_FIELD = re.compile(r"Field '([^']+)' is not defined by type")
+_REQUIRED_FIELD = re.compile(r"Field '([^']+)' of required type '([^']+)' was not provided")
+
+
+def variable_error(error: GraphQLError) -> ApiError:
+    """graphql-core's variable-coercion messages as VALIDATION_ERROR details with body paths."""
+    message = error.message
+    path, code, text = "", "INVALID_VALUE", message
+    if match := _AT.search(message):
+        path, text = match.group(1), match.group(2)
+        code = "INVALID_TYPE"
+    elif match := re.search(r"Variable '\$([^']+)'", message):
+        path = match.group(1)
+    if match := _UNDEFINED_FIELD.search(message):
+        path, code, text = ".".join(p for p in (path, match.group(1)) if p), "UNKNOWN_FIELD", f"'{match.group(1)}' is not a known field"
+    elif match := _REQUIRED_FIELD.search(message):
+        path, code, text = ".".join(p for p in (path, match.group(1)) if p), "REQUIRED", f"'{match.group(1)}' is required"
+    if path == "input" or path.startswith("input."):
+        path = path[6:]
+    return validation_error([detail(path or "body", code, text)])
+
+
+def to_api_error(error: GraphQLError) -> ApiError:
+    original = error.original_error
+    if isinstance(original, ApiError):
+        return original
+    if original is None and error.path is None:
+        return variable_error(error)
+    masked = mask_error(error)  # logs the unexpected exception
+    return ApiError.from_extensions(masked.message, masked.extensions or {"code": "INTERNAL_SERVER_ERROR"})
+
+
+def make_handler(strawberry_schema, compiled: CompiledRoute):
+    route = compiled.route
+    graphql_schema = strawberry_schema._schema
+    executor_kwargs = {"executor_class": strawberry_schema.execution_context_class}
+
+    async def handle(request: web.Request) -> web.Response:
+        request[MARKER] = route.marker
+        ctx = request[CTX]
+        require_scope(ctx, route.scope)
+        variables = await collect_variables(request, compiled)
+        result = execute(graphql_schema, compiled.document, context_value=ctx, variable_values=variables,
+                         is_awaitable=optimized_is_awaitable, **executor_kwargs)
+        if optimized_is_awaitable(result):
+            result = await result
+        if result.errors:
+            raise to_api_error(result.errors[0])
+        reply = route.reply(result.data[compiled.root_field])
+        return success_response(reply.body, reply.status or route.status)
+
+    handle.__name__ = f"rest_{route.method.lower()}_{compiled.root_field}"
+    return handle

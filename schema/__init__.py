@@ -1,0 +1,53 @@
+"""The one Strawberry schema of the whole domain: each domain contributes its root-field classes."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.schema.config import StrawberryConfig
+
+from resolvers.errors import ApiError
+from schema.billing.queries import BillingQuery
+from schema.channels.queries import ChannelsQuery
+from schema.scalars import SCALAR_OVERRIDES
+
+log = logging.getLogger("leadline.graphql")
+
+
+@strawberry.type
+class Query(BillingQuery, ChannelsQuery):
+    pass
+
+
+def mask_error(error: GraphQLError) -> GraphQLError:
+    """Domain errors pass through with their extensions; anything unexpected is logged and hidden."""
+    original = error.original_error
+    if original is None or isinstance(original, (ApiError, GraphQLError)):
+        return error
+    log.error("unexpected error in %s", error.path, exc_info=(type(original), original, original.__traceback__))
+    return GraphQLError("An unexpected error occurred; it has been logged.", nodes=error.nodes, path=error.path,
+                        extensions={"code": "INTERNAL_SERVER_ERROR", "status": 500})
+
+
+class LeadlineSchema(strawberry.Schema):
+    def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
+        # Logging happens in mask_error; Strawberry's default would print every traceback.
+        return None
+
+
+class _MaskUnexpectedErrors(strawberry.extensions.SchemaExtension):
+    def on_operation(self):
+        yield
+        result = self.execution_context.result
+        if result is not None and getattr(result, "errors", None):
+            result.errors = [mask_error(e) for e in result.errors]
+
+
+schema = LeadlineSchema(
+    query=Query,
+    config=StrawberryConfig(auto_camel_case=True),
+    scalar_overrides=SCALAR_OVERRIDES,
+    extensions=[_MaskUnexpectedErrors],
+)

@@ -1,0 +1,1 @@
+"""GraphQL schema of the billing domain."""

@@ -1,0 +1,60 @@
+"""Session fixtures: a real SecantusDB and a real redis-server; a fresh database per test."""
+from __future__ import annotations
+
+from leadline.app_keys import SERVICES
+
+import uuid
+
+from pymongo import MongoClient
+
+import pytest
+from redis.asyncio import Redis
+
+from leadline.app import create_app
+from leadline.config import Settings
+from leadline.embedded import EmbeddedStack
+from tests.helpers import Api, Tenant, make_tenant
+
+
+@pytest.fixture(scope="session")
+def stack():
+    stack = EmbeddedStack.start(None)
+    yield stack
+    stack.stop()
+
+
+@pytest.fixture
+def settings(stack):
+    tag = uuid.uuid4().hex[:12]
+    yield Settings(mongodb_url=stack.database.url, redis_url=stack.redis.url, database_name=f"test_{tag}",
+                    redis_prefix=f"test:{tag}", environment="development", cors_origins=("*",),
+                    arq_queue_name=f"test:{tag}:queue")
+    with MongoClient(stack.database.url) as mongo:
+        mongo.drop_database(f"test_{tag}")
+
+
+@pytest.fixture
+async def client(aiohttp_client, settings):
+    app = create_app(settings)
+    test_client = await aiohttp_client(app)
+    yield test_client
+    # Redis keys are namespaced per test; remove this test's so the session's Redis stays small.
+    redis = Redis.from_url(settings.redis_url)
+    async for key in redis.scan_iter(match=f"{settings.redis_prefix}:*", count=1000):
+        await redis.delete(key)
+    await redis.aclose()
+
+
+@pytest.fixture
+def services(client):
+    return client.app[SERVICES]
+
+
+@pytest.fixture
+async def tenant(client) -> Tenant:
+    return await make_tenant(client, plan="business")
+
+
+@pytest.fixture
+def api(client) -> Api:
+    return Api(client)

@@ -1,0 +1,83 @@
+"""Test helpers: organisations and keys made through the real admin code, and a small HTTP wrapper."""
+from __future__ import annotations
+
+from leadline.app_keys import SERVICES
+
+from dataclasses import dataclass
+from typing import Any
+
+from resolvers.auth import admin
+
+
+@dataclass
+class Response:
+    status: int
+    body: Any
+    headers: Any
+
+
+@dataclass
+class Tenant:
+    org_id: str
+    legacy_key: str
+    client: Any
+
+    async def key(self, scopes: str, label: str | None = None) -> str:
+        return (await admin.create_key(self.org_id, scopes, label))["key"]
+
+    @property
+    def services(self):
+        return self.client.app[SERVICES]
+
+    async def set_plan(self, plan: str) -> None:
+        s = self.services
+        await admin.set_plan(s.redis, s.settings.redis_prefix, self.org_id, plan)
+
+
+async def make_tenant(client, plan: str = "business", name: str = "Acme") -> Tenant:
+    created = await admin.create_org(name, plan=plan)
+    return Tenant(created["orgId"], created["legacyKey"], client)
+
+
+class Api:
+    """`await api.get('/v2.0/...', key)` → Response(status, parsed JSON, headers)."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    async def call(self, method: str, path: str, key: str | None = None, *, json: Any = None,
+                   params: dict | None = None, headers: dict | None = None, data: Any = None) -> Response:
+        hdrs = dict(headers or {})
+        if key is not None:
+            hdrs["Authorization"] = f"Bearer {key}"
+        async with self.client.request(method, path, json=json, params=params, headers=hdrs, data=data) as resp:
+            text = await resp.text()
+            try:
+                import json as _json
+
+                body = _json.loads(text) if text else None
+            except ValueError:
+                body = text
+            return Response(resp.status, body, resp.headers)
+
+    async def get(self, path: str, key: str | None = None, **kw) -> Response:
+        return await self.call("GET", path, key, **kw)
+
+    async def post(self, path: str, key: str | None = None, **kw) -> Response:
+        return await self.call("POST", path, key, **kw)
+
+    async def graphql(self, query: str, key: str | None = None, variables: dict | None = None) -> Response:
+        return await self.call("POST", "/graphql", key, json={"query": query, "variables": variables or {}})
+
+
+def assert_error(resp: Response, status: int, code: str, marker: str = "success") -> dict:
+    """Status, marker and code of a documented error envelope."""
+    assert resp.status == status, (resp.status, resp.body)
+    body = resp.body
+    assert body["code"] == code, body
+    assert isinstance(body["message"], str) and body["message"]
+    if marker == "error":
+        assert body.get("error") is True and "success" not in body, body
+    else:
+        assert body.get("success") is False and "error" not in body, body
+    return body
