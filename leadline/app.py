@@ -40,7 +40,7 @@ async def health(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
 
-def create_app(settings: Settings) -> web.Application:
+def create_app(settings: Settings, *, graphql_schema=schema, routes=ROUTES) -> web.Application:
     app = web.Application(middlewares=[request_middleware, auth_middleware], client_max_size=MAX_BODY_BYTES)
     app[SETTINGS] = settings
 
@@ -63,11 +63,11 @@ def create_app(settings: Settings) -> web.Application:
     })
 
     # Compiled (parsed and validated) once, here; requests only execute.
-    for compiled in compile_routes(schema, ROUTES):
+    for compiled in compile_routes(graphql_schema, routes):
         route = compiled.route
-        cors.add(app.router.add_route(route.method, route.path, make_handler(schema, compiled)))
+        cors.add(app.router.add_route(route.method, route.path, make_handler(graphql_schema, compiled)))
 
-    view = LeadlineGraphQLView(schema=schema, graphql_ide="graphiql" if settings.is_development else None)
+    view = LeadlineGraphQLView(schema=graphql_schema, graphql_ide="graphiql" if settings.is_development else None)
     cors.add(app.router.add_route("GET", "/graphql", view))
     cors.add(app.router.add_route("POST", "/graphql", view))
     app.router.add_get("/health", health)

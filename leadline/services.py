@@ -12,12 +12,17 @@ from leadline.config import Settings
 from leadline.database import connect_database
 from resolvers.auth.cache import KeyCache
 from resolvers.auth.gate import RateGate
-from resolvers.channels.providers import ProviderRegistry, SandboxAdapter
+from resolvers.providers.base import ProviderRegistry
+from resolvers.providers.meta import MetaAdapter
+from resolvers.providers.sandbox import SandboxAdapter
 from resolvers.context import Services
 
 
 def build_providers(settings: Settings) -> ProviderRegistry:
-    return ProviderRegistry(settings.provider, {"sandbox": SandboxAdapter()})
+    return ProviderRegistry(settings.provider, {
+        "sandbox": SandboxAdapter(),
+        "meta": MetaAdapter(settings.chatapp_graph_url),
+    })
 
 
 @asynccontextmanager

@@ -2,5 +2,11 @@
 from models.auth import ApiKey, Organisation
 from models.billing import Payment, Subscription, Wallet
 from models.channels import ChannelAccount
+from models.events import DomainEvent
 
-DOCUMENT_MODELS: list[type] = [Organisation, ApiKey, Subscription, Payment, Wallet, ChannelAccount]
+DOCUMENT_MODELS: list[type] = [
+    Organisation, ApiKey,
+    Subscription, Payment, Wallet,
+    ChannelAccount,
+    DomainEvent,
+]

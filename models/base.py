@@ -14,7 +14,7 @@ from typing import Annotated, Any, Protocol
 
 from beanie import Document, PydanticObjectId
 from bson import Decimal128, ObjectId
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 
 # Money is stored exactly (Decimal128) and read back as Decimal.
@@ -44,6 +44,33 @@ def _require_org(cls: type, args: tuple) -> None:
     if len(args) == 1 and isinstance(args[0], dict) and "org_id" in args[0]:
         return
     raise TenancyError(f"{cls.__name__} queried without org_id; use find_in/get_in (got {args!r})")
+
+
+class _TenantQuery:
+    """Beanie's `find_one`/`find_many`, guarded.
+
+    Called on the class, a filter without `org_id` is refused. Called on an instance (as Beanie
+    itself does inside save, replace, delete and sync), the instance's organisation is added.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None):
+        objtype = objtype or type(obj)
+        beanie_method = getattr(Document, self.name).__func__
+
+        if obj is None:
+            def guarded(*args: Any, **kwargs: Any):
+                _require_org(objtype, args)
+                return beanie_method(objtype, *args, **kwargs)
+
+            return guarded
+
+        def scoped(filter: dict[str, Any], *args: Any, **kwargs: Any):
+            return beanie_method(objtype, {**filter, "org_id": obj.org_id}, *args, **kwargs)
+
+        return scoped
 
 
 class TenantDocument(Document):
@@ -84,16 +111,10 @@ class TenantDocument(Document):
     def new(cls, ref: OrgRef, **fields: Any):
         return cls(org_id=org_of(ref), **fields)
 
-    # --- guards on Beanie's own entry points ---------------------------------------------
-    @classmethod
-    def find_many(cls, *args: Any, **kwargs: Any):  # type: ignore[override]
-        _require_org(cls, args)
-        return super().find_many(*args, **kwargs)
-
-    @classmethod
-    def find_one(cls, *args: Any, **kwargs: Any):  # type: ignore[override]
-        _require_org(cls, args)
-        return super().find_one(*args, **kwargs)
+    # --- guards on Beanie's own entry points (see _TenantQuery) -----------------------------
+    model_config = ConfigDict(ignored_types=(_TenantQuery,))
+    find_many = _TenantQuery("find_many")
+    find_one = _TenantQuery("find_one")
 
     @classmethod
     def aggregate(cls, pipeline: list[dict[str, Any]], *args: Any, **kwargs: Any):  # type: ignore[override]
@@ -105,8 +126,8 @@ class TenantDocument(Document):
     # --- the explicit escape hatch for system work (jobs, webhooks, auth) -----------------
     @classmethod
     def find_across_orgs(cls, filter: dict[str, Any], **kwargs: Any):
-        return super().find_many(filter, **kwargs)
+        return Document.find_many.__func__(cls, filter, **kwargs)
 
     @classmethod
     def find_one_across_orgs(cls, filter: dict[str, Any], **kwargs: Any):
-        return super().find_one(filter, **kwargs)
+        return Document.find_one.__func__(cls, filter, **kwargs)

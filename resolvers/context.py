@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from leadline.config import Settings
     from resolvers.auth.cache import KeyCache
     from resolvers.auth.gate import RateGate
-    from resolvers.channels.providers import ProviderRegistry
+    from resolvers.providers.base import ProviderRegistry
 
 
 @dataclass(frozen=True)

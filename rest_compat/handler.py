@@ -79,34 +79,44 @@ async def collect_variables(request: web.Request, compiled: CompiledRoute) -> di
     return values
 
 
-_AT = re.compile(r"got invalid value .*? at '([^']+)'; (.*)$", re.S)
-_UNDEFINED_FIELD = re.compile(r"Field '([^']+)' is not defined by type")
-_REQUIRED_FIELD = re.compile(r"Field '([^']+)' of required type '([^']+)' was not provided")
+_VARIABLE = re.compile(r"^Variable '\$(\w+)' has invalid value(?: at ([^:]+))?: (.*)$", re.S)
+_UNKNOWN_FIELD = re.compile(r"not to include unknown field '([^']+)'")
+_MISSING_FIELD = re.compile(r"Field '([^']+)' of required type '[^']+' was not provided")
+
+
+def _body_path(variable: str, at: str | None) -> str:
+    """`$input` at `.items[2].name` -> `items[2].name`; other variables keep their own name."""
+    at = (at or "").lstrip(".")
+    if variable == "input":
+        return at
+    return f"{variable}.{at}" if at else variable
 
 
 def variable_error(error: GraphQLError) -> ApiError:
     """graphql-core's variable-coercion messages as VALIDATION_ERROR details with body paths."""
-    message = error.message
-    path, code, text = "", "INVALID_VALUE", message
-    if match := _AT.search(message):
-        path, text = match.group(1), match.group(2)
-        code = "INVALID_TYPE"
-    elif match := re.search(r"Variable '\$([^']+)'", message):
-        path = match.group(1)
-    if match := _UNDEFINED_FIELD.search(message):
-        path, code, text = ".".join(p for p in (path, match.group(1)) if p), "UNKNOWN_FIELD", f"'{match.group(1)}' is not a known field"
-    elif match := _REQUIRED_FIELD.search(message):
-        path, code, text = ".".join(p for p in (path, match.group(1)) if p), "REQUIRED", f"'{match.group(1)}' is required"
-    if path == "input" or path.startswith("input."):
-        path = path[6:]
+    match = _VARIABLE.match(error.message)
+    if match is None:
+        return validation_error([detail("body", "INVALID_VALUE", error.message)])
+    variable, at, text = match.groups()
+    path, code = _body_path(variable, at), "INVALID_TYPE"
+    if unknown := _UNKNOWN_FIELD.search(text):
+        path = ".".join(p for p in (path, unknown.group(1)) if p)
+        code, text = "UNKNOWN_FIELD", f"'{unknown.group(1)}' is not a known field"
+    elif missing := _MISSING_FIELD.search(text):
+        path = ".".join(p for p in (path, missing.group(1)) if p)
+        code, text = "REQUIRED", f"'{missing.group(1)}' is required"
     return validation_error([detail(path or "body", code, text)])
+
+
+def _is_variable_error(error: GraphQLError) -> bool:
+    return error.path is None and error.message.startswith("Variable '$")
 
 
 def to_api_error(error: GraphQLError) -> ApiError:
     original = error.original_error
     if isinstance(original, ApiError):
         return original
-    if original is None and error.path is None:
+    if _is_variable_error(error):
         return variable_error(error)
     masked = mask_error(error)  # logs the unexpected exception
     return ApiError.from_extensions(masked.message, masked.extensions or {"code": "INTERNAL_SERVER_ERROR"})

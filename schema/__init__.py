@@ -16,9 +16,17 @@ from schema.scalars import SCALAR_OVERRIDES
 log = logging.getLogger("leadline.graphql")
 
 
-@strawberry.type
-class Query(BillingQuery, ChannelsQuery):
-    pass
+# Each domain contributes root-field classes here; the order is the order fields appear in the SDL.
+QUERIES: tuple[type, ...] = (BillingQuery, ChannelsQuery)
+MUTATIONS: tuple[type, ...] = ()
+
+
+def _root(name: str, parts: tuple[type, ...]) -> type | None:
+    return strawberry.type(type(name, parts, {})) if parts else None
+
+
+Query = _root("Query", QUERIES)
+Mutation = _root("Mutation", MUTATIONS)
 
 
 def mask_error(error: GraphQLError) -> GraphQLError:
@@ -47,6 +55,7 @@ class _MaskUnexpectedErrors(strawberry.extensions.SchemaExtension):
 
 schema = LeadlineSchema(
     query=Query,
+    mutation=Mutation,
     config=StrawberryConfig(auto_camel_case=True),
     scalar_overrides=SCALAR_OVERRIDES,
     extensions=[_MaskUnexpectedErrors],

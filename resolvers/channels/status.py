@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass
 
 from models.channels import PLATFORMS, ChannelAccount
-from resolvers.channels.providers import LiveStatus
+from resolvers.providers.base import LiveStatus
 from resolvers.context import RequestContext
 from resolvers.errors import ApiError
 from resolvers.phones import digits_only

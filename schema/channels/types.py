@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import strawberry
 
-from resolvers.channels.providers import LiveStatus
+from resolvers.providers.base import LiveStatus
 from resolvers.channels.status import ChannelHealth, ChannelStatusReport
 
 

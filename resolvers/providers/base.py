@@ -1,7 +1,6 @@
-"""The provider adapter boundary and the sandbox adapter (the embedded default).
+"""What every provider adapter offers, the values it reports, and the registry that picks one.
 
-An adapter speaks to one messaging provider on behalf of one channel account. This module
-holds what every adapter offers; messaging adds sends and template submission.
+An adapter speaks to one messaging provider on behalf of one channel account.
 """
 from __future__ import annotations
 
@@ -40,21 +39,6 @@ class ProviderAdapter(Protocol):
     name: str
 
     async def check_health(self, account: ChannelAccount) -> LiveStatus: ...
-
-
-class SandboxAdapter:
-    """Answers like a healthy provider; used when no real provider is configured."""
-
-    name = "sandbox"
-
-    async def check_health(self, account: ChannelAccount) -> LiveStatus:
-        return LiveStatus(
-            "connected",
-            PhoneNumberInfo(account.business_name or account.number, account.phone_quality_rating, "CONNECTED"),
-        )
-
-    async def close(self) -> None:
-        return None
 
 
 class ProviderRegistry:

@@ -1,0 +1,1 @@
+"""arq tasks, one module per domain, and the worker that runs them."""

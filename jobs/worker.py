@@ -1,0 +1,39 @@
+"""The arq worker: its task list, cron schedule and the services each task receives in ctx."""
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+
+from arq import cron
+from arq.connections import RedisSettings
+from arq.worker import Worker
+
+from jobs.auth import flush_key_last_used
+from leadline.config import Settings
+from leadline.services import open_services
+
+FUNCTIONS = [flush_key_last_used]
+CRON_JOBS = [cron(flush_key_last_used, second=0, run_at_startup=False)]
+
+
+def build_worker(settings: Settings, *, burst: bool = False, handle_signals: bool = True) -> Worker:
+    stack = AsyncExitStack()
+
+    async def startup(ctx: dict) -> None:
+        ctx["services"] = await stack.enter_async_context(open_services(settings))
+
+    async def shutdown(ctx: dict) -> None:
+        await stack.aclose()
+
+    return Worker(
+        functions=FUNCTIONS,
+        cron_jobs=CRON_JOBS,
+        redis_settings=RedisSettings.from_dsn(settings.redis_url),
+        queue_name=settings.arq_queue_name,
+        on_startup=startup,
+        on_shutdown=shutdown,
+        burst=burst,
+        handle_signals=handle_signals,
+        max_jobs=20,
+        job_timeout=300,
+        keep_result=3600,
+    )

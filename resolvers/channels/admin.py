@@ -1,0 +1,47 @@
+"""Operator actions on channel accounts (behind `leadline admin connect-channel`)."""
+from __future__ import annotations
+
+import re
+
+from models.base import utcnow
+from models.channels import PLATFORMS, ChannelAccount
+from resolvers.auth.admin import AdminError, get_org
+from resolvers.phones import digits_only
+
+REVIEW_STATUSES = ("APPROVED", "PENDING", "REJECTED")
+_PAGE_ID = re.compile(r"^[A-Za-z0-9_.-]{3,64}$")
+
+
+async def connect_channel(org_raw: str, platform: str, number: str, business_name: str | None = None,
+                          review_status: str = "APPROVED", *, provider: str | None = None,
+                          provider_id: str | None = None, access_token: str | None = None) -> dict:
+    org = await get_org(org_raw)
+    if platform not in PLATFORMS:
+        raise AdminError(f"unknown platform '{platform}' (one of: {', '.join(PLATFORMS)})")
+    review_status = review_status.upper()
+    if review_status not in REVIEW_STATUSES:
+        raise AdminError(f"review status must be one of: {', '.join(REVIEW_STATUSES)}")
+    if platform == "chatapp":
+        number = digits_only(number)
+        if not number.isdigit() or not 6 <= len(number) <= 15:
+            raise AdminError("a chatapp number is 6 to 15 digits in international form")
+    elif not _PAGE_ID.match(number):
+        raise AdminError("an account or page id is 3 to 64 letters, digits, '.', '_' or '-'")
+    account = await ChannelAccount.find_one_in(org.id, {"platform": platform, "number": number})
+    if account is None:
+        account = ChannelAccount(org_id=org.id, platform=platform, number=number)
+    account.business_name = business_name or account.business_name
+    account.review_status = review_status
+    account.is_active = True
+    if provider is not None:
+        account.provider = provider
+    if provider_id is not None:
+        if platform == "chatapp":
+            account.provider_phone_number_id = provider_id
+        else:
+            account.provider_account_id = provider_id
+    if access_token is not None:
+        account.access_token = access_token
+    account.updated_at = utcnow()
+    await account.save()
+    return {"channelId": str(account.id)}
