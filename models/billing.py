@@ -57,6 +57,8 @@ class Payment(TenantDocument):
             IndexModel([("org_id", ASCENDING), ("created_at", DESCENDING)]),
             IndexModel([("org_id", ASCENDING), ("status", ASCENDING), ("created_at", DESCENDING)]),
             IndexModel([("org_id", ASCENDING), ("payment_for", ASCENDING), ("created_at", DESCENDING)]),
+            IndexModel([("org_id", ASCENDING), ("status", ASCENDING), ("payment_for", ASCENDING),
+                        ("created_at", DESCENDING)]),
         ]
 
 
