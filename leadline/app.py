@@ -10,7 +10,9 @@ from strawberry.aiohttp.views import GraphQLView
 
 from leadline.app_keys import SERVICES, SETTINGS
 from leadline.config import Settings
+from leadline.logs import install_request_id_stamp
 from leadline.http import add_common_headers, auth_middleware, request_middleware
+from leadline.webhooks import add_webhook_routes
 from leadline.services import open_services
 from rest_compat.compile import compile_routes
 from rest_compat.handler import make_handler
@@ -41,6 +43,7 @@ async def health(request: web.Request) -> web.Response:
 
 
 def create_app(settings: Settings, *, graphql_schema=schema, routes=ROUTES) -> web.Application:
+    install_request_id_stamp()
     app = web.Application(middlewares=[request_middleware, auth_middleware], client_max_size=MAX_BODY_BYTES)
     app[SETTINGS] = settings
 
@@ -71,4 +74,5 @@ def create_app(settings: Settings, *, graphql_schema=schema, routes=ROUTES) -> w
     cors.add(app.router.add_route("GET", "/graphql", view))
     cors.add(app.router.add_route("POST", "/graphql", view))
     app.router.add_get("/health", health)
+    add_webhook_routes(app)
     return app

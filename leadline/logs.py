@@ -9,7 +9,25 @@ import time
 
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 
-_STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+_STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime", "request_id"}
+
+
+def install_request_id_stamp() -> None:
+    """Stamp the current request id on every record when it is created (idempotent).
+
+    Stamping at creation, not at formatting, keeps the id right for handlers that format later.
+    """
+    current = logging.getLogRecordFactory()
+    if getattr(current, "_leadline_stamp", False):
+        return
+
+    def factory(*args, **kwargs):
+        record = current(*args, **kwargs)
+        record.request_id = request_id_var.get()
+        return record
+
+    factory._leadline_stamp = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
 
 
 class JsonFormatter(logging.Formatter):
@@ -19,7 +37,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
-            "request_id": request_id_var.get(),
+            "request_id": getattr(record, "request_id", None),
         }
         for key, value in record.__dict__.items():
             if key not in _STANDARD and not key.startswith("_"):
@@ -30,6 +48,7 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure(level: str = "INFO") -> None:
+    install_request_id_stamp()
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()

@@ -111,3 +111,63 @@ def test_up_admin_and_restart_keep_data(workdir):
 def test_admin_without_a_running_stack_says_so(workdir):
     code, _, err = admin(workdir, "create-org", "--name", "Acme")
     assert code != 0 and "leadline up" in err
+
+
+def test_serve_finishes_in_flight_requests_on_sigterm(workdir, stack):
+    """A slow provider keeps a channel-status request in flight while the server is asked to stop."""
+    import asyncio
+    import threading
+
+    from aiohttp import web
+
+    from leadline.database import connect_database
+    from resolvers.auth.admin import create_org
+    from resolvers.channels.admin import connect_channel
+
+    async def slow_phone(request):
+        await asyncio.sleep(2)
+        return web.json_response({"verified_name": "Slow", "quality_rating": "GREEN", "status": "CONNECTED"})
+
+    graph_port = free_port()
+    loop = asyncio.new_event_loop()
+
+    async def run_graph():
+        app = web.Application()
+        app.router.add_get("/{id}", slow_phone)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", graph_port).start()
+
+    loop.run_until_complete(run_graph())
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    async def seed():
+        mongo = await connect_database(stack.database.url, "graceful")
+        org = await create_org("Acme", plan="business")
+        await connect_channel(org["orgId"], "chatapp", "15550102030", provider="meta", provider_id="p1",
+                              access_token="t")
+        await mongo.close()
+        return org
+
+    org = asyncio.run(seed())
+    port = free_port()
+    env = {**_env(), "MONGODB_URL": stack.database.url, "REDIS_URL": stack.redis.url, "MONGODB_DATABASE": "graceful",
+           "CHATAPP_GRAPH_URL": f"http://127.0.0.1:{graph_port}"}
+    proc = subprocess.Popen([*LEADLINE, "serve", "--port", str(port)], cwd=workdir, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert "listening" in proc.stdout.readline()
+        result = {}
+        thread = threading.Thread(target=lambda: result.update(
+            zip(("status", "body"), get(f"http://127.0.0.1:{port}/v2.0/channels/status", org["legacyKey"]))))
+        thread.start()
+        time.sleep(0.7)  # the request is now waiting on the slow provider
+        proc.send_signal(signal.SIGTERM)
+        thread.join(15)
+        assert result["status"] == 200
+        assert result["body"]["data"]["chatapp"][0]["live"]["phoneNumber"]["verified_name"] == "Slow"
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        loop.call_soon_threadsafe(loop.stop)

@@ -69,3 +69,14 @@ async def test_corrupt_stored_data_is_a_500_without_internals(api, tenant):
     gql = await api.graphql("{ billingSubscriptions { data { status } } }", tenant.legacy_key)
     assert gql.body["errors"][0]["extensions"]["code"] == "INTERNAL_SERVER_ERROR"
     assert "validation" not in gql.body["errors"][0]["message"].lower()
+
+
+async def test_every_log_line_of_a_request_carries_its_request_id(api, tenant, caplog):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="leadline")
+    resp = await api.get(PLAN, tenant.legacy_key, headers={"X-Request-Id": "req-for-logs"})
+    assert resp.status == 200
+    lines = [r for r in caplog.records if r.name == "leadline.http"]
+    assert lines and all(r.request_id == "req-for-logs" for r in lines)
+    assert lines[-1].status == 200 and lines[-1].path == PLAN
