@@ -1,9 +1,13 @@
 """Types shared by every domain's schema."""
 from __future__ import annotations
 
+from typing import Callable, Generic, TypeVar
+
 import strawberry
 
 from resolvers.pagination import Page
+
+T = TypeVar("T")
 
 
 @strawberry.type
@@ -24,3 +28,15 @@ class Pagination:
 def money(value) -> float | None:
     """Decimals are stored exactly and reported as JSON numbers."""
     return None if value is None else float(value)
+
+
+@strawberry.type
+class Paged(Generic[T]):
+    """One page of a list: `data` and `pagination` (REST spreads both into the envelope)."""
+
+    data: list[T]
+    pagination: Pagination
+
+
+def paged(page: Page, convert: Callable) -> Paged:
+    return Paged(data=[convert(item) for item in page.items], pagination=Pagination.of(page))

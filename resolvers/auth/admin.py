@@ -91,22 +91,25 @@ async def revoke_key(redis, prefix: str, org_raw: str, key_raw: str) -> dict:
     return {"keyId": str(key.id), "revoked": True}
 
 
-async def set_plan(redis, prefix: str, org_raw: str, plan: str) -> dict:
-    org = await get_org(org_raw)
-    org.plan = _check_plan(plan)
+async def _update_org(redis, prefix: str, org: Organisation, **changes) -> None:
+    """Save operator changes and make every API process reload the organisation's keys."""
+    for name, value in changes.items():
+        setattr(org, name, value)
     org.updated_at = utcnow()
     await org.save()
-    await _record_subscription(org)
     await invalidate_org(redis, prefix, org.id)
+
+
+async def set_plan(redis, prefix: str, org_raw: str, plan: str) -> dict:
+    org = await get_org(org_raw)
+    await _update_org(redis, prefix, org, plan=_check_plan(plan))
+    await _record_subscription(org)
     return {"orgId": str(org.id), "plan": org.plan}
 
 
 async def set_org_active(redis, prefix: str, org_raw: str, active: bool) -> dict:
     org = await get_org(org_raw)
-    org.is_active = active
-    org.updated_at = utcnow()
-    await org.save()
-    await invalidate_org(redis, prefix, org.id)
+    await _update_org(redis, prefix, org, is_active=active)
     return {"orgId": str(org.id), "isActive": active}
 
 
@@ -114,12 +117,10 @@ async def set_allowed_origins(redis, prefix: str, org_raw: str, origins: str) ->
     org = await get_org(org_raw)
     items = [o.strip().rstrip("/") for o in origins.split(",") if o.strip()]
     for item in items:
-        if " " in item or (("://" in item) and not item.split("://", 1)[0] in ("http", "https")):
+        scheme = item.split("://", 1)[0] if "://" in item else None
+        if " " in item or scheme not in (None, "http", "https"):
             raise AdminError(f"'{item}' is not an origin like https://app.example.com")
-    org.allowed_origins = items
-    org.updated_at = utcnow()
-    await org.save()
-    await invalidate_org(redis, prefix, org.id)
+    await _update_org(redis, prefix, org, allowed_origins=items)
     return {"orgId": str(org.id), "allowedOrigins": items}
 
 

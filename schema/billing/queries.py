@@ -5,7 +5,8 @@ import strawberry
 from strawberry.types import Info
 
 from resolvers.billing import queries
-from schema.billing.types import PaymentPage, PlanOverview, SubscriptionPage, WalletBalance
+from schema.billing.types import PaymentRow, PlanOverview, SubscriptionRow, WalletBalance
+from schema.common import Paged, paged
 from schema.permissions import needs
 
 
@@ -17,13 +18,14 @@ class BillingQuery:
 
     @strawberry.field(permission_classes=needs("billing:read"))
     async def billing_subscriptions(self, info: Info, status: str | None = None, page: int | None = None,
-                                    limit: int | None = None) -> SubscriptionPage:
-        return SubscriptionPage.from_page(await queries.list_subscriptions(info.context, status, page, limit))
+                                    limit: int | None = None) -> Paged[SubscriptionRow]:
+        return paged(await queries.list_subscriptions(info.context, status, page, limit), SubscriptionRow.from_model)
 
     @strawberry.field(permission_classes=needs("billing:read"))
     async def billing_payments(self, info: Info, status: str | None = None, payment_for: str | None = None,
-                               page: int | None = None, limit: int | None = None) -> PaymentPage:
-        return PaymentPage.from_page(await queries.list_payments(info.context, status, payment_for, page, limit))
+                               page: int | None = None, limit: int | None = None) -> Paged[PaymentRow]:
+        return paged(await queries.list_payments(info.context, status, payment_for, page, limit),
+                     PaymentRow.from_model)
 
     @strawberry.field(permission_classes=needs("billing:read"))
     async def wallet_balance(self, info: Info) -> WalletBalance:

@@ -7,8 +7,7 @@ import strawberry
 
 from models.billing import Payment, Subscription, Wallet
 from resolvers.billing import queries
-from resolvers.pagination import Page
-from schema.common import Pagination, money
+from schema.common import money
 
 
 @strawberry.type
@@ -123,26 +122,6 @@ class PaymentRow:
                    status=p.status, payment_for=p.payment_for, gateway=p.gateway,
                    subscription_id=str(p.subscription_id) if p.subscription_id else None,
                    is_recurring=p.is_recurring, created_at=p.created_at)
-
-
-@strawberry.type
-class SubscriptionPage:
-    data: list[SubscriptionRow]
-    pagination: Pagination
-
-    @classmethod
-    def from_page(cls, page: Page[Subscription]) -> "SubscriptionPage":
-        return cls(data=[SubscriptionRow.from_model(s) for s in page.items], pagination=Pagination.of(page))
-
-
-@strawberry.type
-class PaymentPage:
-    data: list[PaymentRow]
-    pagination: Pagination
-
-    @classmethod
-    def from_page(cls, page: Page[Payment]) -> "PaymentPage":
-        return cls(data=[PaymentRow.from_model(p) for p in page.items], pagination=Pagination.of(page))
 
 
 @strawberry.type
