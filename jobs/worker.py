@@ -10,16 +10,23 @@ from arq.worker import Worker
 from jobs.auth import flush_key_last_used
 from leadline.config import Settings
 from leadline.services import open_services
+from resolvers.context import Services
 
 FUNCTIONS = [flush_key_last_used]
 CRON_JOBS = [cron(flush_key_last_used, second=0, run_at_startup=False)]
 
 
-def build_worker(settings: Settings, *, burst: bool = False, handle_signals: bool = True) -> Worker:
+def build_worker(settings: Settings, *, burst: bool = False, handle_signals: bool = True,
+                 services: Services | None = None) -> Worker:
+    """A worker with its own services, or (in-process, e.g. tests) sharing the caller's.
+
+    Sharing matters in one process: opening services initialises Beanie, which rebinds every model
+    to the new client, and closing that client would strand the caller's models.
+    """
     stack = AsyncExitStack()
 
     async def startup(ctx: dict) -> None:
-        ctx["services"] = await stack.enter_async_context(open_services(settings))
+        ctx["services"] = services or await stack.enter_async_context(open_services(settings))
 
     async def shutdown(ctx: dict) -> None:
         await stack.aclose()

@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--review-status", default="APPROVED", choices=["APPROVED", "PENDING", "REJECTED"])
     a.add_argument("--provider", choices=["sandbox", "meta"], help="adapter for this account (default: LEADLINE_PROVIDER)")
     a.add_argument("--provider-id", help="provider phone-number id (chatapp) or account/page id")
+    a.add_argument("--provider-account-id", help="provider business account id (chatapp: the WABA id)")
     a.add_argument("--access-token", help="provider access token")
     a = acts.add_parser("set-wallet")
     a.add_argument("--org", required=True)
@@ -113,7 +114,8 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> dict:
         if act == "connect-channel":
             return await connect_channel(args.org, args.platform, args.number, args.business_name, args.review_status,
                                          provider=args.provider, provider_id=args.provider_id,
-                                         access_token=args.access_token)
+                                         access_token=args.access_token,
+                                         provider_account_id=args.provider_account_id)
         if act == "set-wallet":
             return await set_wallet(args.org, args.balance, args.active)
         if redis is None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from leadline.app_keys import SERVICES
 
+import asyncio
 import uuid
 
 from pymongo import MongoClient
@@ -58,3 +59,22 @@ async def tenant(client) -> Tenant:
 @pytest.fixture
 def api(client) -> Api:
     return Api(client)
+
+
+@pytest.fixture
+async def run_worker(client, settings):
+    """`await run_worker()` runs a real arq worker (burst mode) on the test Redis until the queue,
+    deferred jobs included, is empty; it shares the app's services. Returns the jobs completed."""
+    from jobs.worker import build_worker
+
+    workers = []
+
+    async def run(timeout: float = 30) -> int:
+        worker = build_worker(settings, burst=True, handle_signals=False, services=client.app[SERVICES])
+        workers.append(worker)
+        await asyncio.wait_for(worker.async_run(), timeout)
+        return worker.jobs_complete
+
+    yield run
+    for worker in workers:
+        await worker.close()

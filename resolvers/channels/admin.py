@@ -14,7 +14,10 @@ _PAGE_ID = re.compile(r"^[A-Za-z0-9_.-]{3,64}$")
 
 async def connect_channel(org_raw: str, platform: str, number: str, business_name: str | None = None,
                           review_status: str = "APPROVED", *, provider: str | None = None,
-                          provider_id: str | None = None, access_token: str | None = None) -> dict:
+                          provider_id: str | None = None, access_token: str | None = None,
+                          provider_account_id: str | None = None) -> dict:
+    """Connect (or update) a channel account. For chatapp, `provider_id` is the provider's phone-number
+    id and `provider_account_id` the business account (WABA) id that template submission needs."""
     org = await get_org(org_raw)
     if platform not in PLATFORMS:
         raise AdminError(f"unknown platform '{platform}' (one of: {', '.join(PLATFORMS)})")
@@ -40,6 +43,8 @@ async def connect_channel(org_raw: str, platform: str, number: str, business_nam
             account.provider_phone_number_id = provider_id
         else:
             account.provider_account_id = provider_id
+    if provider_account_id is not None:
+        account.provider_account_id = provider_account_id
     if access_token is not None:
         account.access_token = access_token
     account.updated_at = utcnow()

@@ -52,3 +52,26 @@ async def test_instance_operations_stay_in_their_organisation(client, tenant):
 async def test_hot_queries_use_an_index(client, model, filter, sort):
     plan = await _plan(model, filter, sort)
     assert "IXSCAN" in plan and "COLLSCAN" not in plan, plan
+
+
+async def test_get_in_uses_an_index_on_every_organisation_owned_collection(client):
+    from models import DOCUMENT_MODELS
+    from models.base import TenantDocument
+
+    for model in DOCUMENT_MODELS:
+        if issubclass(model, TenantDocument):
+            plan = await _plan(model, {"org_id": ObjectId(), "_id": ObjectId()})
+            assert "IXSCAN" in plan, (model.__name__, plan)
+
+
+async def test_aggregations_are_scoped_to_the_organisation(client, tenant):
+    from tests.helpers import make_tenant
+
+    other = await make_tenant(client, name="Other")
+    for org in (tenant.org_id, other.org_id, other.org_id):
+        await Payment(org_id=ObjectId(org), order_id="o", amount=1, base_amount=1, amount_usd=1).insert()
+    rows = await Payment.aggregate_in(ObjectId(other.org_id), [{"$match": {"status": "SUCCESS"}},
+                                                                {"$group": {"_id": None, "n": {"$sum": 1}}}])
+    assert rows == [{"_id": None, "n": 2}]
+    with pytest.raises(TenancyError):
+        Payment.aggregate([{"$match": {"org_id": ObjectId(other.org_id)}}])

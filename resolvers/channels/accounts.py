@@ -1,0 +1,19 @@
+"""Resolving a request's `brandNumber` to the organisation's active chat business account."""
+from __future__ import annotations
+
+from models.channels import ChannelAccount
+from resolvers.context import RequestContext
+from resolvers.errors import ApiError
+from resolvers.phones import digits_only
+
+
+async def active_chat_account(ctx: RequestContext, brand_number: str | None) -> ChannelAccount:
+    """BRAND_NUMBER_MISSING without a number; BIZACCT_NOT_FOUND unless an active account has it."""
+    number = digits_only(brand_number or "")
+    if not number:
+        raise ApiError("BRAND_NUMBER_MISSING", "brandNumber is required.")
+    # (org_id, platform, number) is the account index's full key; is_active is checked here.
+    account = await ChannelAccount.find_one_in(ctx, {"platform": "chatapp", "number": number})
+    if account is None or not account.is_active:
+        raise ApiError("BIZACCT_NOT_FOUND", f"No active business account for brandNumber {number}.")
+    return account
