@@ -2,11 +2,13 @@
 from models.auth import ApiKey, Organisation
 from models.billing import Payment, Subscription, Wallet
 from models.channels import ChannelAccount
+from models.contacts import Contact, ContactCounter, CustomField, Tag
 from models.events import DomainEvent
 
 DOCUMENT_MODELS: list[type] = [
     Organisation, ApiKey,
     Subscription, Payment, Wallet,
     ChannelAccount,
+    Contact, ContactCounter, CustomField, Tag,
     DomainEvent,
 ]

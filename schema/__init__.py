@@ -11,14 +11,15 @@ from strawberry.schema.config import StrawberryConfig
 from resolvers.errors import ApiError
 from schema.billing.queries import BillingQuery
 from schema.channels.queries import ChannelsQuery
+from schema.contacts.queries import ContactsMutation, ContactsQuery
 from schema.scalars import SCALAR_OVERRIDES
 
 log = logging.getLogger("leadline.graphql")
 
 
 # Each domain contributes root-field classes here; the order is the order fields appear in the SDL.
-QUERIES: tuple[type, ...] = (BillingQuery, ChannelsQuery)
-MUTATIONS: tuple[type, ...] = ()
+QUERIES: tuple[type, ...] = (BillingQuery, ChannelsQuery, ContactsQuery)
+MUTATIONS: tuple[type, ...] = (ContactsMutation,)
 
 
 def _root(name: str, parts: tuple[type, ...]) -> type | None:

@@ -14,7 +14,12 @@ UsageCounter = Callable[[ObjectId, str], Awaitable[int]]
 
 def _counters() -> dict[str, UsageCounter]:
     # Imported lazily so billing does not import every domain at module load.
-    return {}
+    from resolvers.contacts.counters import count_contacts
+    from resolvers.contacts.fields import count_custom_fields
+    from resolvers.contacts.tags import count_tags
+
+    return {"max_contacts": count_contacts, "max_custom_attributes": count_custom_fields,
+            "max_contact_tags": count_tags}
 
 
 async def count_usage(org_id: ObjectId, key: str, timezone: str = "UTC") -> int | None:

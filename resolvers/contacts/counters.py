@@ -1,0 +1,68 @@
+"""The per-organisation contact counter: max_contacts usage and creation order without counting.
+
+Counting 100,000 contacts per insert is far too slow on the embedded database, so the count is
+maintained here with atomic `$inc`s in the same code path that inserts or deletes a contact.
+"""
+from __future__ import annotations
+
+from bson import ObjectId
+from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError
+
+from models.contacts import ContactCounter
+from resolvers.errors import ApiError
+
+
+def _collection():
+    return ContactCounter.get_pymongo_collection()
+
+
+async def reserve_slot(org_id: ObjectId, limit: int | None) -> int:
+    """Take one contact slot under the plan limit and return the new contact's `seq`.
+
+    One conditional `$inc` is the check and the reservation at once, so two concurrent creates can
+    never both take the last slot. LIMIT_EXCEEDED when the organisation is at its limit.
+    """
+    guard = {} if limit is None else {"total": {"$lt": limit}}
+    for _ in range(3):
+        updated = await _collection().find_one_and_update(
+            {"org_id": org_id, **guard}, {"$inc": {"total": 1, "seq": 1}},
+            projection={"seq": 1}, return_document=ReturnDocument.AFTER)
+        if updated is not None:
+            return updated["seq"]
+        current = await _collection().find_one({"org_id": org_id}, {"total": 1})
+        if current is not None:
+            raise ApiError("LIMIT_EXCEEDED", f"Plan limit reached for max_contacts: {current['total']} of {limit} used.",
+                           limitKey="max_contacts", current=current["total"], limit=limit)
+        if limit is not None and limit < 1:
+            raise ApiError("LIMIT_EXCEEDED", "Plan limit reached for max_contacts: 0 of 0 used.",
+                           limitKey="max_contacts", current=0, limit=limit)
+        try:
+            await ContactCounter.new(org_id, total=1, seq=1).insert()
+            return 1
+        except DuplicateKeyError:
+            continue  # created concurrently: take the conditional path again
+    raise ApiError("INTERNAL_SERVER_ERROR", "Could not reserve a contact slot; try again.")
+
+
+async def release_slot(org_id: ObjectId) -> None:
+    """Give back a reserved slot whose insert did not happen (its `seq` stays unused)."""
+    await _collection().update_one({"org_id": org_id}, {"$inc": {"total": -1}})
+
+
+async def add_bulk(org_id: ObjectId, n: int) -> int:
+    """Reserve `n` seqs at once without a limit check (bulk loading); returns the first."""
+    updated = await _collection().find_one_and_update(
+        {"org_id": org_id}, {"$inc": {"total": n, "seq": n}}, upsert=True,
+        projection={"seq": 1}, return_document=ReturnDocument.AFTER)
+    return updated["seq"] - n + 1
+
+
+async def snapshot(org_id: ObjectId) -> tuple[int, int]:
+    """(count, last seq) of the organisation; (0, 0) before its first contact."""
+    doc = await _collection().find_one({"org_id": org_id}, {"total": 1, "seq": 1})
+    return (doc["total"], doc["seq"]) if doc else (0, 0)
+
+
+async def count_contacts(org_id: ObjectId, timezone: str = "UTC") -> int:
+    return (await snapshot(org_id))[0]

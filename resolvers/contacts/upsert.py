@@ -1,0 +1,163 @@
+"""POST /v2.0/contacts: create or update a contact by its normalised phone number."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import phonenumbers
+from pymongo.errors import DuplicateKeyError
+
+from models.base import utcnow
+from models.contacts import Contact
+from resolvers.billing.limits import limit_of
+from resolvers.context import RequestContext
+from resolvers.contacts import counters
+from resolvers.contacts.fields import definitions_by_key
+from resolvers.contacts.tags import existing_tag_ids
+from resolvers.contacts.terms import contact_terms
+from resolvers.contacts.values import coerce_custom_fields
+from resolvers.errors import ApiError, detail, validation_error
+from resolvers.events import emit
+from resolvers.phones import country_code_digits, is_bsuid, normalize_phone
+
+TEXT_FIELDS = ("contactName", "email", "platform", "businessName", "addressLine1", "addressLine2", "city",
+               "state", "postalCode", "country", "source", "notes", "lead_category")
+FLAG_FIELDS = ("optedOut", "chatapp_undeliverable", "auto_added")
+MAX_TEXT, MAX_NOTES = 500, 5000
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+@dataclass
+class ContactWrite:
+    """The writable fields as sent; None means "not sent" (an empty string clears a text field)."""
+
+    phone: str | None = None
+    bsuid: str | None = None
+    countryCode: str | None = None
+    defaultCountryCode: str | None = None
+    text: dict[str, str | None] = field(default_factory=dict)
+    flags: dict[str, bool | None] = field(default_factory=dict)
+    lead_segments: Any = None
+    customFields: Any = None
+    tags: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class UpsertResult:
+    contact: Contact
+    is_new: bool
+
+
+def _text_changes(write: ContactWrite) -> dict[str, str | None]:
+    changes, problems = {}, []
+    for name, value in write.text.items():
+        if value is None:
+            continue
+        value = value.strip()
+        if len(value) > (MAX_NOTES if name == "notes" else MAX_TEXT):
+            problems.append(detail(name, "TOO_LONG", f"{name} is too long"))
+        elif name == "email" and value and not _EMAIL.match(value):
+            problems.append(detail(name, "INVALID_VALUE", "email is not an e-mail address"))
+        changes[name] = value or None
+    if problems:
+        raise validation_error(problems)
+    return changes
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise validation_error([detail(path, "INVALID_TYPE", f"{path} must be a JSON object")])
+    return value
+
+
+def _merge(current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """Key-wise merge; a null value removes the key."""
+    merged = {**current, **changes}
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+async def upsert_contact(ctx: RequestContext, write: ContactWrite) -> UpsertResult:
+    if not write.phone or not str(write.phone).strip():
+        raise ApiError("MISSING_PHONE", "phone is required.")
+    if write.customFields is not None and not isinstance(write.customFields, dict):
+        raise ApiError("INVALID_CUSTOM_FIELDS", "customFields must be a plain JSON object keyed by fieldKey.")
+    code = country_code_digits(write.countryCode)
+    phone = normalize_phone(write.phone, code or country_code_digits(write.defaultCountryCode))
+    if write.bsuid is not None and not is_bsuid(write.bsuid):
+        raise validation_error([detail("bsuid", "INVALID_BSUID", "bsuid must be an ISO 3166 alpha-2 country code, "
+                                                                 "a dot and 1-128 letters or digits")])
+    code = code or str(phonenumbers.parse("+" + phone).country_code)
+    changes: dict[str, Any] = {**_text_changes(write), **{k: v for k, v in write.flags.items() if v is not None}}
+    if write.countryCode is not None:
+        changes["countryCode"] = code
+    if write.bsuid is not None:
+        changes["bsuid"] = write.bsuid
+    custom = None
+    if write.customFields is not None:
+        custom = coerce_custom_fields(write.customFields, await definitions_by_key(ctx), code)
+    segments = _object(write.lead_segments, "lead_segments") if write.lead_segments is not None else None
+    if write.tags is not None:
+        changes["tags"] = await existing_tag_ids(ctx, write.tags)
+    if write.bsuid is not None:
+        await _refuse_bsuid_of_another(ctx, write.bsuid, phone)
+
+    for _ in range(5):
+        existing = await Contact.find_one_in(ctx, {"phone": phone})
+        if existing is None:
+            created = await _create(ctx, phone, code, changes, custom, segments)
+            if created is not None:
+                return UpsertResult(created, True)
+        elif (updated := await _update(existing, changes, custom, segments)) is not None:
+            return UpsertResult(updated, False)
+    raise ApiError("INTERNAL_SERVER_ERROR", "The contact changed concurrently too often; try again.")
+
+
+async def _refuse_bsuid_of_another(ctx: RequestContext, bsuid: str, phone: str) -> None:
+    other = await Contact.find_one_in(ctx, {"bsuid": bsuid})
+    if other is not None and other.phone != phone:
+        raise ApiError("CONTACT_ALREADY_EXISTS", f"bsuid {bsuid} already belongs to the contact with phone "
+                                                 f"{other.phone}.")
+
+
+async def _create(ctx: RequestContext, phone: str, code: str, changes: dict[str, Any],
+                  custom: dict[str, Any] | None, segments: dict[str, Any] | None) -> Contact | None:
+    """Insert; None when another request created the same phone first (the caller then updates it)."""
+    seq = await counters.reserve_slot(ctx.org_id, limit_of(ctx, "max_contacts"))
+    contact = Contact.new(ctx, phone=phone, seq=seq, **{"countryCode": code, **changes},
+                          customFields=_merge({}, custom or {}), lead_segments=_merge({}, segments or {}))
+    contact.terms = contact_terms(ctx.org_id, contact.model_dump())
+    try:
+        await contact.insert()
+    except DuplicateKeyError:
+        await counters.release_slot(ctx.org_id)
+        return None
+    await emit(ctx, "contact.created", {
+        "contactId": str(contact.id), "phone": contact.phone, "bsuid": contact.bsuid,
+        "contactName": contact.contactName, "countryCode": contact.countryCode, "source": contact.source,
+        "auto_added": contact.auto_added, "createdAt": contact.created_at.isoformat(),
+    })
+    return contact
+
+
+async def _update(existing: Contact, changes: dict[str, Any], custom: dict[str, Any] | None,
+                  segments: dict[str, Any] | None) -> Contact | None:
+    """Conditional on the version read, so `terms` always matches the values; None when it moved on."""
+    updated = existing.model_copy(deep=True)
+    for name, value in changes.items():
+        setattr(updated, name, value)
+    if custom is not None:
+        updated.customFields = _merge(existing.customFields, custom)
+    if segments is not None:
+        updated.lead_segments = _merge(existing.lead_segments, segments)
+    updated.terms = contact_terms(existing.org_id, updated.model_dump())
+    updated.updated_at = utcnow()
+    fields = {*changes, "terms", "updated_at", *(("customFields",) if custom is not None else ()),
+              *(("lead_segments",) if segments is not None else ())}
+    result = await Contact.get_pymongo_collection().update_one(
+        {"_id": existing.id, "org_id": existing.org_id, "version": existing.version},
+        {"$set": {name: getattr(updated, name) for name in fields}, "$inc": {"version": 1}})
+    if result.matched_count == 0:
+        return None
+    updated.version += 1
+    return updated
