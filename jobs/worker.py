@@ -8,11 +8,12 @@ from arq.connections import RedisSettings
 from arq.worker import Worker
 
 from jobs.auth import flush_key_last_used
+from jobs.templates import sandbox_template_review
 from leadline.config import Settings
 from leadline.services import open_services
 from resolvers.context import Services
 
-FUNCTIONS = [flush_key_last_used]
+FUNCTIONS = [flush_key_last_used, sandbox_template_review]
 CRON_JOBS = [cron(flush_key_last_used, second=0, run_at_startup=False)]
 
 

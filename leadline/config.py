@@ -37,6 +37,10 @@ class Settings:
     key_cache_seconds: float = 300.0
     shutdown_timeout: float = 15.0
     arq_queue_name: str = "leadline:queue"
+    # Templates: the sandbox's simulated review delay, and the limits on fetching a header's mediaUrl.
+    sandbox_template_review_seconds: float = 10.0
+    template_media_max_bytes: int = 16 * 1024 * 1024
+    template_media_timeout: float = 10.0
     extra: dict = field(default_factory=dict)
 
     @property
@@ -62,5 +66,8 @@ class Settings:
             chatapp_verify_token=os.environ.get("CHATAPP_VERIFY_TOKEN", ""),
             key_cache_seconds=_env_float("LEADLINE_KEY_CACHE_SECONDS", 300.0),
             shutdown_timeout=_env_float("LEADLINE_SHUTDOWN_TIMEOUT", 15.0),
+            sandbox_template_review_seconds=_env_float("LEADLINE_SANDBOX_TEMPLATE_REVIEW_SECONDS", 10.0),
+            template_media_max_bytes=int(os.environ.get("LEADLINE_TEMPLATE_MEDIA_MAX_BYTES", 16 * 1024 * 1024)),
+            template_media_timeout=_env_float("LEADLINE_TEMPLATE_MEDIA_TIMEOUT", 10.0),
         )
         return replace(settings, **overrides) if overrides else settings

@@ -4,6 +4,7 @@ from models.billing import Payment, Subscription, Wallet
 from models.channels import ChannelAccount
 from models.contacts import Contact, ContactCounter, CustomField, Tag
 from models.events import DomainEvent
+from models.templates import MessageTemplate
 
 DOCUMENT_MODELS: list[type] = [
     Organisation, ApiKey,
@@ -11,4 +12,5 @@ DOCUMENT_MODELS: list[type] = [
     ChannelAccount,
     Contact, ContactCounter, CustomField, Tag,
     DomainEvent,
+    MessageTemplate,
 ]

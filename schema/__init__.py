@@ -13,13 +13,14 @@ from schema.billing.queries import BillingQuery
 from schema.channels.queries import ChannelsQuery
 from schema.contacts.queries import ContactsMutation, ContactsQuery
 from schema.scalars import SCALAR_OVERRIDES
+from schema.templates.queries import TemplatesMutation, TemplatesQuery
 
 log = logging.getLogger("leadline.graphql")
 
 
 # Each domain contributes root-field classes here; the order is the order fields appear in the SDL.
-QUERIES: tuple[type, ...] = (BillingQuery, ChannelsQuery, ContactsQuery)
-MUTATIONS: tuple[type, ...] = (ContactsMutation,)
+QUERIES: tuple[type, ...] = (BillingQuery, ChannelsQuery, ContactsQuery, TemplatesQuery)
+MUTATIONS: tuple[type, ...] = (ContactsMutation, TemplatesMutation,)
 
 
 def _root(name: str, parts: tuple[type, ...]) -> type | None:

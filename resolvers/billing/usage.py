@@ -17,9 +17,10 @@ def _counters() -> dict[str, UsageCounter]:
     from resolvers.contacts.counters import count_contacts
     from resolvers.contacts.fields import count_custom_fields
     from resolvers.contacts.tags import count_tags
+    from resolvers.templates.queries import count_templates
 
     return {"max_contacts": count_contacts, "max_custom_attributes": count_custom_fields,
-            "max_contact_tags": count_tags}
+            "max_contact_tags": count_tags, "max_templates": count_templates}
 
 
 async def count_usage(org_id: ObjectId, key: str, timezone: str = "UTC") -> int | None:

@@ -5,7 +5,7 @@ An adapter speaks to one messaging provider on behalf of one channel account.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from models.channels import ChannelAccount
 
@@ -35,10 +35,65 @@ class LiveStatus:
     phone_number_error: ProviderErrorInfo | None = None
 
 
+@dataclass(frozen=True)
+class TemplateSubmission:
+    """A template as the provider receives it: components already in the Cloud API shape."""
+
+    name: str
+    language: str
+    category: str
+    components: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SubmittedTemplate:
+    provider_template_id: str
+    status: str
+    category: str
+    # Only the sandbox says in advance what its simulated review will decide (and why).
+    simulated_decision: str | None = None
+    simulated_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class MediaUpload:
+    data: bytes
+    mime_type: str
+    filename: str
+
+
+class ProviderRejected(Exception):
+    """The provider refused a request; the fields are the Graph API error's, as reported."""
+
+    def __init__(self, message: str, *, http_status: int | None = None, code: int | None = None,
+                 subcode: int | None = None, user_title: str | None = None, user_msg: str | None = None,
+                 trace_id: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.http_status = http_status
+        self.code = code
+        self.subcode = subcode
+        self.user_title = user_title
+        self.user_msg = user_msg
+        self.trace_id = trace_id
+
+
+class MediaUploadFailed(Exception):
+    """Uploading media to the provider failed; the message says why."""
+
+
 class ProviderAdapter(Protocol):
     name: str
 
     async def check_health(self, account: ChannelAccount) -> LiveStatus: ...
+
+    async def submit_template(self, account: ChannelAccount, template: TemplateSubmission) -> SubmittedTemplate:
+        """Submit for review; raises ProviderRejected."""
+        ...
+
+    async def upload_media(self, account: ChannelAccount, media: MediaUpload) -> str:
+        """Upload a template's sample media; returns the provider's handle. Raises MediaUploadFailed."""
+        ...
 
 
 class ProviderRegistry:

@@ -1,6 +1,9 @@
 """The `meta` adapter: speaks the WhatsApp Cloud API (Graph API) shape over HTTP.
 
 Base URL comes from CHATAPP_GRAPH_URL, so tests point it at a fake Graph server on loopback.
+Template submission is `POST /{waba id}/message_templates`; sample media goes through the
+Resumable Upload API (`POST /{app id}/uploads`, then `POST /{upload id}` with the bytes). The app
+id defaults to the Graph alias `app` (the app that owns the access token).
 """
 from __future__ import annotations
 
@@ -10,7 +13,16 @@ from typing import Any
 import aiohttp
 
 from models.channels import ChannelAccount
-from resolvers.providers.base import LiveStatus, PhoneNumberInfo, ProviderErrorInfo
+from resolvers.providers.base import (
+    LiveStatus,
+    MediaUpload,
+    MediaUploadFailed,
+    PhoneNumberInfo,
+    ProviderErrorInfo,
+    ProviderRejected,
+    SubmittedTemplate,
+    TemplateSubmission,
+)
 
 TOKEN_EXPIRED_CODES = {190}
 PERMISSION_CODES = {10, 33, 200}
@@ -25,6 +37,17 @@ def provider_error(http_status: int | None, body: Any) -> ProviderErrorInfo:
                              str(err.get("message") or err.get("error_user_msg") or "provider error"))
 
 
+def rejection(http_status: int | None, body: Any) -> ProviderRejected:
+    """The Graph API's error object with all the fields a client needs to fix its template."""
+    err = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(err, dict):
+        return ProviderRejected(f"provider answered HTTP {http_status}", http_status=http_status)
+    return ProviderRejected(str(err.get("message") or "provider error"), http_status=http_status,
+                            code=err.get("code"), subcode=err.get("error_subcode"),
+                            user_title=err.get("error_user_title"), user_msg=err.get("error_user_msg"),
+                            trace_id=err.get("fbtrace_id"))
+
+
 def live_status_for(error: ProviderErrorInfo) -> str:
     if error.provider_error_code in TOKEN_EXPIRED_CODES:
         return "token_expired"
@@ -36,8 +59,9 @@ def live_status_for(error: ProviderErrorInfo) -> str:
 class MetaAdapter:
     name = "meta"
 
-    def __init__(self, graph_url: str, timeout: float = 10.0) -> None:
+    def __init__(self, graph_url: str, timeout: float = 10.0, app_id: str = "app") -> None:
         self.graph_url = graph_url.rstrip("/")
+        self.app_id = app_id
         self.timeout = aiohttp.ClientTimeout(total=timeout)
         self._session: aiohttp.ClientSession | None = None
 
@@ -75,6 +99,41 @@ class MetaAdapter:
             return LiveStatus("connected")
         return LiveStatus("connected", PhoneNumberInfo(body.get("verified_name"), body.get("quality_rating"),
                                                        body.get("status")))
+
+    async def submit_template(self, account: ChannelAccount, template: TemplateSubmission) -> SubmittedTemplate:
+        waba_id, token = account.provider_account_id, account.access_token
+        if not waba_id or not token:
+            raise ProviderRejected("The business account has no provider account id or access token.")
+        payload = {"name": template.name, "language": template.language, "category": template.category,
+                   "components": template.components}
+        try:
+            status, body = await self.request("POST", f"{waba_id}/message_templates", token, json=payload)
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            raise ProviderRejected(f"provider unreachable: {exc!r}") from None
+        if status >= 400 or not isinstance(body, dict) or not body.get("id"):
+            raise rejection(status, body)
+        return SubmittedTemplate(provider_template_id=str(body["id"]), status=str(body.get("status") or "PENDING"),
+                                 category=str(body.get("category") or template.category))
+
+    async def upload_media(self, account: ChannelAccount, media: MediaUpload) -> str:
+        token = account.access_token
+        if not token:
+            raise MediaUploadFailed("the business account has no access token")
+        params = {"file_name": media.filename, "file_length": str(len(media.data)), "file_type": media.mime_type}
+        try:
+            status, body = await self.request("POST", f"{self.app_id}/uploads", token, params=params)
+            if status >= 400 or not isinstance(body, dict) or not body.get("id"):
+                raise MediaUploadFailed(f"upload session refused: {provider_error(status, body).message}")
+            # The upload step authenticates with `OAuth`, not `Bearer` (Resumable Upload API).
+            url = f"{self.graph_url}/{body['id']}"
+            async with self.session().post(url, data=media.data,
+                                           headers={"Authorization": f"OAuth {token}", "file_offset": "0"}) as resp:
+                uploaded = await resp.json(content_type=None)
+                if resp.status >= 400 or not isinstance(uploaded, dict) or not uploaded.get("h"):
+                    raise MediaUploadFailed(f"upload refused: {provider_error(resp.status, uploaded).message}")
+                return str(uploaded["h"])
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            raise MediaUploadFailed(f"provider unreachable: {exc!r}") from None
 
     async def close(self) -> None:
         if self._session is not None:

@@ -1,5 +1,5 @@
 """The route table: every /v2.0 route of every domain."""
-from rest_compat.routes import billing, channels, contacts
+from rest_compat.routes import billing, channels, contacts, templates
 from rest_compat.table import Route
 
-ROUTES: list[Route] = [*billing.ROUTES, *channels.ROUTES, *contacts.ROUTES]
+ROUTES: list[Route] = [*billing.ROUTES, *channels.ROUTES, *contacts.ROUTES, *templates.ROUTES]

@@ -64,6 +64,23 @@ async def test_get_in_uses_an_index_on_every_organisation_owned_collection(clien
             assert "IXSCAN" in plan, (model.__name__, plan)
 
 
+@pytest.mark.parametrize("filter", [
+    {"org_id": ObjectId(), "status": "APPROVED"},
+    {"org_id": ObjectId(), "category": "MARKETING"},
+    {"org_id": ObjectId(), "status": "APPROVED", "category": "MARKETING"},
+    {"org_id": ObjectId(), "name": "welcome", "language": "en"},
+    {"org_id": ObjectId(), "template_id": "1234"},
+    {"template_id": "1234", "last_event_time": {"$lte": 5}},
+    {"template_id": "1234", "last_quality_time": {"$lte": 5}},
+    {"org_id": ObjectId(), "_id": ObjectId(), "status": "PENDING"},
+])
+async def test_template_queries_use_an_index(client, filter):
+    from models.templates import MessageTemplate
+
+    plan = await _plan(MessageTemplate, filter)
+    assert "IXSCAN" in plan, plan
+
+
 async def test_aggregations_are_scoped_to_the_organisation(client, tenant):
     from tests.helpers import make_tenant
 

@@ -1,0 +1,1 @@
+"""Message templates: list and fetch, local validation, submission for review, review updates."""
