@@ -2,6 +2,7 @@
 from models.auth import ApiKey, Organisation
 from models.billing import Payment, Subscription, Wallet
 from models.channels import ChannelAccount
+from models.chats import ChatMessage, Conversation
 from models.contacts import Contact, ContactCounter, CustomField, Tag
 from models.events import DomainEvent
 from models.templates import MessageTemplate
@@ -11,6 +12,7 @@ DOCUMENT_MODELS: list[type] = [
     Subscription, Payment, Wallet,
     ChannelAccount,
     Contact, ContactCounter, CustomField, Tag,
+    ChatMessage, Conversation,
     DomainEvent,
     MessageTemplate,
 ]

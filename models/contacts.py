@@ -64,7 +64,11 @@ class ContactCounter(TenantDocument):
 
     class Settings:
         name = "contact_counters"
-        indexes = [IndexModel([("org_id", ASCENDING)], unique=True)]
+        indexes = [
+            IndexModel([("org_id", ASCENDING)], unique=True),
+            # The conditional reservation filters on {org_id, total}.
+            IndexModel([("org_id", ASCENDING), ("total", ASCENDING)]),
+        ]
 
 
 class CustomField(TenantDocument):

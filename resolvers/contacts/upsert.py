@@ -105,7 +105,7 @@ async def upsert_contact(ctx: RequestContext, write: ContactWrite) -> UpsertResu
     for _ in range(5):
         existing = await Contact.find_one_in(ctx, {"phone": phone})
         if existing is None:
-            created = await _create(ctx, phone, code, changes, custom, segments)
+            created = await insert_new_contact(ctx, phone, code, changes, custom, segments)
             if created is not None:
                 return UpsertResult(created, True)
         elif (updated := await _update(existing, changes, custom, segments)) is not None:
@@ -120,9 +120,10 @@ async def _refuse_bsuid_of_another(ctx: RequestContext, bsuid: str, phone: str) 
                                                  f"{other.phone}.")
 
 
-async def _create(ctx: RequestContext, phone: str, code: str, changes: dict[str, Any],
+async def insert_new_contact(ctx: RequestContext, phone: str, code: str | None, changes: dict[str, Any],
                   custom: dict[str, Any] | None, segments: dict[str, Any] | None) -> Contact | None:
-    """Insert; None when another request created the same phone first (the caller then updates it)."""
+    """Insert; None when another request created the same phone first (the caller then updates it).
+    Raises LIMIT_EXCEEDED at the plan's max_contacts."""
     seq = await counters.reserve_slot(ctx.org_id, limit_of(ctx, "max_contacts"))
     contact = Contact.new(ctx, phone=phone, seq=seq, **{"countryCode": code, **changes},
                           customFields=_merge({}, custom or {}), lead_segments=_merge({}, segments or {}))

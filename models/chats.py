@@ -1,0 +1,82 @@
+"""Chat history and the inbox's conversation rows (shared by messaging, webhooks and chats)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from beanie import PydanticObjectId
+from pydantic import Field
+from pymongo import ASCENDING, DESCENDING, IndexModel
+
+from models.base import TenantDocument
+
+# Outbound delivery moves only forward along this order; `failed` is terminal from any state.
+DELIVERY_ORDER = ("accepted", "sent", "delivered", "read")
+DELIVERY_STATUSES = (*DELIVERY_ORDER, "failed")
+
+
+class ChatMessage(TenantDocument):
+    """One message in a chat, inbound or outbound. `id` is the `messageId` the API returns."""
+
+    channel: str = "chatapp"
+    brand_number: str
+    contact_id: PydanticObjectId | None = None
+    phone: str | None = None
+    bsuid: str | None = None
+    direction: Literal["inbound", "outbound"]
+    # Outbound: accepted → sent → delivered → read, or failed. Inbound: received.
+    status: str
+    type: str  # text, image, document, audio, video, template, interactive, reaction, location, ...
+    text: str | None = None
+    media: dict[str, Any] | None = None  # {url, type, id, caption, filename, mimeType}
+    components: list[dict[str, Any]] | None = None
+    template: dict[str, Any] | None = None  # {name, id, language}
+    reactions: list[dict[str, Any]] = Field(default_factory=list)
+    # The provider's message id (`wamid...`): webhook deliveries are deduplicated on it.
+    cmid: str | None = None
+    campaign_id: PydanticObjectId | None = None
+    schedule_id: PydanticObjectId | None = None
+    cost: dict[str, Any] | None = None  # {amount, currency, category}
+    error: dict[str, Any] | None = None  # {code, title, message} of a failed delivery
+    # Inbox-only notes are internal; `excludeInternal` hides them from history.
+    internal: bool = False
+    store_in_ai_context: bool = False
+    status_times: dict[str, datetime] = Field(default_factory=dict)
+
+    class Settings:
+        name = "chat_messages"
+        indexes = [
+            # History: newest first per contact, `before` cursor on created_at.
+            IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("created_at", DESCENDING)]),
+            # Status webhooks and redeliveries find the message by provider id, across organisations.
+            IndexModel([("cmid", ASCENDING)]),
+        ]
+
+
+class Conversation(TenantDocument):
+    """The inbox row of one contact on one business number."""
+
+    channel: str = "chatapp"
+    brand_number: str
+    contact_id: PydanticObjectId
+    phone: str | None = None
+    contact_name: str | None = None
+    last_message: str | None = None
+    last_message_at: datetime | None = None
+    # The customer-service window opens at the contact's last inbound message (24 h).
+    last_inbound_at: datetime | None = None
+    unread_count: int = 0
+    is_archived: bool = False
+    is_muted: bool = False
+    is_pinned: bool = False
+    is_starred: bool = False
+    summary: str | None = None
+
+    class Settings:
+        name = "conversations"
+        indexes = [
+            IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("brand_number", ASCENDING)], unique=True),
+            IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING)]),
+            IndexModel([("org_id", ASCENDING), ("last_message_at", DESCENDING)]),
+            IndexModel([("org_id", ASCENDING), ("is_archived", ASCENDING), ("last_message_at", DESCENDING)]),
+        ]
