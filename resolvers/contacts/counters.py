@@ -31,12 +31,14 @@ async def reserve_slot(org_id: ObjectId, limit: int | None) -> int:
         if updated is not None:
             return updated["seq"]
         current = await _collection().find_one({"org_id": org_id}, {"total": 1})
-        if current is not None:
+        if current is not None and limit is not None and current["total"] >= limit:
             raise ApiError("LIMIT_EXCEEDED", f"Plan limit reached for max_contacts: {current['total']} of {limit} used.",
                            limitKey="max_contacts", current=current["total"], limit=limit)
         if limit is not None and limit < 1:
             raise ApiError("LIMIT_EXCEEDED", "Plan limit reached for max_contacts: 0 of 0 used.",
                            limitKey="max_contacts", current=0, limit=limit)
+        if current is not None:
+            continue  # the counter was created concurrently and has room: take the conditional path again
         try:
             await ContactCounter.new(org_id, total=1, seq=1).insert()
             return 1

@@ -31,3 +31,14 @@ async def test_no_phone_or_full_plan_keeps_going_without_a_contact(services, ten
         {"org_id": ObjectId(tenant.org_id)}, {"$set": {"total": 1000}}, upsert=True)
     assert await ensure_contact(free, "447700900123") == (None, False)
     assert await Contact.count_in(ObjectId(tenant.org_id)) == 0
+
+
+async def test_an_organisations_first_contacts_created_concurrently_all_succeed(services, tenant):
+    import asyncio
+
+    ctx = _ctx(services, tenant.org_id)
+    results = await asyncio.gather(*(ensure_contact(ctx, f"4477009001{i:02d}") for i in range(20)))
+    assert all(contact is not None and created for contact, created in results)
+    assert await Contact.count_in(ObjectId(tenant.org_id)) == 20
+    seqs = sorted(contact.seq for contact, _ in results)
+    assert seqs == list(range(1, 21))
