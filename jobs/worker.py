@@ -8,33 +8,40 @@ from arq.connections import RedisSettings
 from arq.worker import Worker
 
 from jobs.auth import flush_key_last_used
+from jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
 from jobs.templates import sandbox_template_review
+from jobs.webhooks import chatapp_webhook_change
 from leadline.config import Settings
 from leadline.services import open_services
 from resolvers.context import Services
 
-FUNCTIONS = [flush_key_last_used, sandbox_template_review]
-CRON_JOBS = [cron(flush_key_last_used, second=0, run_at_startup=False)]
+FUNCTIONS = [flush_key_last_used, sandbox_template_review, chatapp_webhook_change,
+             dispatch_scheduled_message, sweep_scheduled_messages, sandbox_message_status]
+CRON_JOBS = [cron(flush_key_last_used, second=0, run_at_startup=False),
+             cron(sweep_scheduled_messages, second=30, run_at_startup=False)]
 
 
 def build_worker(settings: Settings, *, burst: bool = False, handle_signals: bool = True,
-                 services: Services | None = None) -> Worker:
+                 services: Services | None = None, with_cron: bool = True) -> Worker:
     """A worker with its own services, or (in-process, e.g. tests) sharing the caller's.
 
     Sharing matters in one process: opening services initialises Beanie, which rebinds every model
-    to the new client, and closing that client would strand the caller's models.
+    to the new client, and closing that client would strand the caller's models. Tests run burst
+    workers `with_cron=False`, so a run crossing a cron second does not add jobs to the count.
     """
     stack = AsyncExitStack()
 
     async def startup(ctx: dict) -> None:
         ctx["services"] = services or await stack.enter_async_context(open_services(settings))
+        # A restarted worker first offers schedules that fell due while nothing was running.
+        await sweep_scheduled_messages(ctx)
 
     async def shutdown(ctx: dict) -> None:
         await stack.aclose()
 
     return Worker(
         functions=FUNCTIONS,
-        cron_jobs=CRON_JOBS,
+        cron_jobs=CRON_JOBS if with_cron else None,
         redis_settings=RedisSettings.from_dsn(settings.redis_url),
         queue_name=settings.arq_queue_name,
         on_startup=startup,

@@ -41,6 +41,13 @@ class Settings:
     sandbox_template_review_seconds: float = 10.0
     template_media_max_bytes: int = 16 * 1024 * 1024
     template_media_timeout: float = 10.0
+    # Messaging: when the sandbox reports sent, delivered, read after a send (seconds, cumulative);
+    # how long GET /chatapp/message/status?retry=true waits; when a dispatch claim counts as abandoned.
+    sandbox_status_delays: tuple[float, ...] = (0.3, 0.6, 0.9)
+    message_status_retry_seconds: float = 5.0
+    schedule_claim_stale_seconds: float = 300.0
+    # Chats: base delay before a queued webhook change is retried (grows per try).
+    chatapp_webhook_retry_seconds: float = 2.0
     extra: dict = field(default_factory=dict)
 
     @property
@@ -69,5 +76,9 @@ class Settings:
             sandbox_template_review_seconds=_env_float("LEADLINE_SANDBOX_TEMPLATE_REVIEW_SECONDS", 10.0),
             template_media_max_bytes=int(os.environ.get("LEADLINE_TEMPLATE_MEDIA_MAX_BYTES", 16 * 1024 * 1024)),
             template_media_timeout=_env_float("LEADLINE_TEMPLATE_MEDIA_TIMEOUT", 10.0),
+            sandbox_status_delays=tuple(float(x) for x in _env_list("LEADLINE_SANDBOX_STATUS_DELAYS", "0.3,0.6,0.9")),
+            message_status_retry_seconds=_env_float("LEADLINE_MESSAGE_STATUS_RETRY_SECONDS", 5.0),
+            schedule_claim_stale_seconds=_env_float("LEADLINE_SCHEDULE_CLAIM_STALE_SECONDS", 300.0),
+            chatapp_webhook_retry_seconds=_env_float("LEADLINE_CHATAPP_WEBHOOK_RETRY_SECONDS", 2.0),
         )
         return replace(settings, **overrides) if overrides else settings

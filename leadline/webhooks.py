@@ -1,5 +1,8 @@
 """The chat provider's webhook endpoint, outside /v2.0 and without API keys:
-GET answers the subscription handshake, POST verifies `X-Hub-Signature-256` and ingests."""
+GET answers the subscription handshake, POST verifies `X-Hub-Signature-256`, then acknowledges once
+the work is safe: inbound messages and statuses queued to arq (one job per change), template updates
+applied inline (resolvers/webhooks/dispatch.py: accept). A failure before that answers 5xx, so the
+provider redelivers."""
 from __future__ import annotations
 
 import json
@@ -9,7 +12,7 @@ from aiohttp import web
 
 from leadline.app_keys import SERVICES
 from resolvers.errors import ApiError
-from resolvers.webhooks.dispatch import ingest
+from resolvers.webhooks.dispatch import accept
 from resolvers.webhooks.signature import is_valid
 
 log = logging.getLogger("leadline.webhooks")
@@ -36,7 +39,7 @@ async def receive(request: web.Request) -> web.Response:
         raise ApiError("INVALID_JSON", "The webhook body is not valid JSON.") from None
     if not isinstance(payload, dict):
         raise ApiError("INVALID_BODY", "The webhook body must be a JSON object.")
-    outcomes = await ingest(services, payload)
+    outcomes = await accept(services, payload)
     log.info("webhook ingested", extra={"outcomes": dict(outcomes), "object": payload.get("object")})
     return web.json_response({"success": True})
 

@@ -5,6 +5,7 @@ from models.channels import ChannelAccount
 from models.chats import ChatMessage, Conversation
 from models.contacts import Contact, ContactCounter, CustomField, Tag
 from models.events import DomainEvent
+from models.messaging import ScheduledMessage
 from models.templates import MessageTemplate
 
 DOCUMENT_MODELS: list[type] = [
@@ -15,4 +16,5 @@ DOCUMENT_MODELS: list[type] = [
     ChatMessage, Conversation,
     DomainEvent,
     MessageTemplate,
+    ScheduledMessage,
 ]

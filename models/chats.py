@@ -42,6 +42,13 @@ class ChatMessage(TenantDocument):
     internal: bool = False
     store_in_ai_context: bool = False
     status_times: dict[str, datetime] = Field(default_factory=dict)
+    # Inbound only (resolvers/chats/inbound.py): the provider id again, under a unique index, so a
+    # redelivered webhook cannot store the message twice; `pending_effects` is true until the
+    # conversation row and the event have been applied (a retried job finishes them).
+    dedup_key: str | None = None
+    pending_effects: bool = False
+    # Inbound only: the kind-specific object as the provider sent it (location, contacts, reply ids, ...).
+    content: dict[str, Any] | None = None
 
     class Settings:
         name = "chat_messages"
@@ -50,6 +57,12 @@ class ChatMessage(TenantDocument):
             IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("created_at", DESCENDING)]),
             # Status webhooks and redeliveries find the message by provider id, across organisations.
             IndexModel([("cmid", ASCENDING)]),
+            # History filtered by business number.
+            IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("brand_number", ASCENDING),
+                        ("created_at", DESCENDING)]),
+            # Inbound deduplication (enforcement only: SecantusDB does not plan queries on partial indexes).
+            IndexModel([("org_id", ASCENDING), ("dedup_key", ASCENDING)], unique=True, name="inbound_dedup",
+                       partialFilterExpression={"dedup_key": {"$type": "string"}}),
         ]
 
 
@@ -71,6 +84,9 @@ class Conversation(TenantDocument):
     is_pinned: bool = False
     is_starred: bool = False
     summary: str | None = None
+    # The last inbound provider ids counted into unreadCount (bounded): a retried ingestion job never
+    # counts a message twice (resolvers/chats/conversations.py).
+    recent_inbound: list[str] = Field(default_factory=list)
 
     class Settings:
         name = "conversations"

@@ -45,6 +45,10 @@ ERROR_STATUS: dict[str, int] = {
     "MESSAGE_NOT_FOUND": 404,
     "STATUS_FETCH_FAILED": 500,
     "SCHEDULE_NOT_CANCELLABLE": 400,
+    # Messaging codes this service adds (docs/messaging.md)
+    "SERVICE_WINDOW_CLOSED": 409,
+    "MESSAGING_LIMIT_REACHED": 429,
+    "SCHEDULE_NOT_FOUND": 404,
     # Contacts, fields, tags
     "MISSING_PHONE": 400,
     "INVALID_CUSTOM_FIELDS": 400,

@@ -11,7 +11,9 @@ from strawberry.schema.config import StrawberryConfig
 from resolvers.errors import ApiError
 from schema.billing.queries import BillingQuery
 from schema.channels.queries import ChannelsQuery
+from schema.chats.queries import ChatsQuery
 from schema.contacts.queries import ContactsMutation, ContactsQuery
+from schema.messaging.queries import MessagingMutation, MessagingQuery
 from schema.scalars import SCALAR_OVERRIDES
 from schema.templates.queries import TemplatesMutation, TemplatesQuery
 
@@ -19,8 +21,8 @@ log = logging.getLogger("leadline.graphql")
 
 
 # Each domain contributes root-field classes here; the order is the order fields appear in the SDL.
-QUERIES: tuple[type, ...] = (BillingQuery, ChannelsQuery, ContactsQuery, TemplatesQuery)
-MUTATIONS: tuple[type, ...] = (ContactsMutation, TemplatesMutation,)
+QUERIES: tuple[type, ...] = (BillingQuery, ChannelsQuery, ContactsQuery, TemplatesQuery, MessagingQuery, ChatsQuery)
+MUTATIONS: tuple[type, ...] = (ContactsMutation, TemplatesMutation, MessagingMutation,)
 
 
 def _root(name: str, parts: tuple[type, ...]) -> type | None:

@@ -70,7 +70,8 @@ async def run_worker(client, settings):
     workers = []
 
     async def run(timeout: float = 30) -> int:
-        worker = build_worker(settings, burst=True, handle_signals=False, services=client.app[SERVICES])
+        worker = build_worker(settings, burst=True, handle_signals=False, services=client.app[SERVICES],
+                              with_cron=False)
         workers.append(worker)
         await asyncio.wait_for(worker.async_run(), timeout)
         return worker.jobs_complete

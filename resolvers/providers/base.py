@@ -62,6 +62,34 @@ class MediaUpload:
     filename: str
 
 
+@dataclass(frozen=True)
+class OutboundTemplate:
+    """A template send as the provider receives it: `components` already in the Cloud API send shape
+    (`[{type: header|body|button, parameters: [...]}]`)."""
+
+    name: str
+    language: str
+    components: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SimulatedStatus:
+    """A delivery status the sandbox will report later through the webhook path (delays: settings)."""
+
+    status: str  # sent, delivered, read, failed
+    error_code: int | None = None
+    error_title: str | None = None
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    """The provider accepted a send: its message id (`wamid...`)."""
+
+    provider_message_id: str
+    # Only the sandbox says in advance which statuses it will report (resolvers/messaging/sandbox.py).
+    simulated: tuple[SimulatedStatus, ...] = ()
+
+
 class ProviderRejected(Exception):
     """The provider refused a request; the fields are the Graph API error's, as reported."""
 
@@ -93,6 +121,16 @@ class ProviderAdapter(Protocol):
 
     async def upload_media(self, account: ChannelAccount, media: MediaUpload) -> str:
         """Upload a template's sample media; returns the provider's handle. Raises MediaUploadFailed."""
+        ...
+
+
+    async def send_template(self, account: ChannelAccount, to: str, template: OutboundTemplate) -> SentMessage:
+        """Send an approved template to a phone number or BSUID (forwarded unchanged). Raises ProviderRejected."""
+        ...
+
+    async def send_message(self, account: ChannelAccount, to: str, type: str, content: dict[str, Any]) -> SentMessage:
+        """Send a freeform message; `type` is text/image/document/audio/video and `content` the Cloud API object
+        of that type (`{body}` for text, `{link, caption?, filename?}` for media). Raises ProviderRejected."""
         ...
 
 

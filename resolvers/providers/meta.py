@@ -3,7 +3,8 @@
 Base URL comes from CHATAPP_GRAPH_URL, so tests point it at a fake Graph server on loopback.
 Template submission is `POST /{waba id}/message_templates`; sample media goes through the
 Resumable Upload API (`POST /{app id}/uploads`, then `POST /{upload id}` with the bytes). The app
-id defaults to the Graph alias `app` (the app that owns the access token).
+id defaults to the Graph alias `app` (the app that owns the access token). Sends are
+`POST /{phone number id}/messages`; a BSUID recipient goes in `recipient` instead of `to`.
 """
 from __future__ import annotations
 
@@ -13,13 +14,16 @@ from typing import Any
 import aiohttp
 
 from models.channels import ChannelAccount
+from resolvers.phones import is_bsuid
 from resolvers.providers.base import (
     LiveStatus,
     MediaUpload,
     MediaUploadFailed,
+    OutboundTemplate,
     PhoneNumberInfo,
     ProviderErrorInfo,
     ProviderRejected,
+    SentMessage,
     SubmittedTemplate,
     TemplateSubmission,
 )
@@ -63,6 +67,8 @@ class MetaAdapter:
         self.graph_url = graph_url.rstrip("/")
         self.app_id = app_id
         self.timeout = aiohttp.ClientTimeout(total=timeout)
+        # A send waits less than a template submission: the API request that triggered it is waiting.
+        self.send_timeout = aiohttp.ClientTimeout(total=min(timeout, 8.0))
         self._session: aiohttp.ClientSession | None = None
 
     def session(self) -> aiohttp.ClientSession:
@@ -134,6 +140,35 @@ class MetaAdapter:
                 return str(uploaded["h"])
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             raise MediaUploadFailed(f"provider unreachable: {exc!r}") from None
+
+    # --- sends -----------------------------------------------------------------------------
+    async def send_template(self, account: ChannelAccount, to: str, template: OutboundTemplate) -> SentMessage:
+        body: dict[str, Any] = {"type": "template", "template": {
+            "name": template.name, "language": {"code": template.language}}}
+        if template.components:
+            body["template"]["components"] = template.components
+        return await self._send(account, to, body)
+
+    async def send_message(self, account: ChannelAccount, to: str, type: str, content: dict[str, Any]) -> SentMessage:
+        return await self._send(account, to, {"type": type, type: content})
+
+    async def _send(self, account: ChannelAccount, to: str, body: dict[str, Any]) -> SentMessage:
+        phone_number_id, token = account.provider_phone_number_id, account.access_token
+        if not phone_number_id or not token:
+            raise ProviderRejected("The business account has no provider phone number id or access token.")
+        payload = {"messaging_product": "whatsapp", "recipient_type": "individual",
+                   **({"recipient": to} if is_bsuid(to) else {"to": to}), **body}
+        try:
+            status, reply = await self.request("POST", f"{phone_number_id}/messages", token, json=payload,
+                                                 timeout=self.send_timeout)
+        except asyncio.TimeoutError:
+            raise ProviderRejected("provider timed out") from None
+        except aiohttp.ClientError as exc:
+            raise ProviderRejected(f"provider unreachable: {exc!r}") from None
+        messages = reply.get("messages") if isinstance(reply, dict) else None
+        if status >= 400 or not isinstance(messages, list) or not messages or not messages[0].get("id"):
+            raise rejection(status, reply)
+        return SentMessage(provider_message_id=str(messages[0]["id"]))
 
     async def close(self) -> None:
         if self._session is not None:

@@ -1,0 +1,2 @@
+"""Chats: inbound messages and delivery statuses from the provider's webhooks, conversation rows,
+the 24-hour customer-service window, and the history and conversation-list reads (docs/chats.md)."""

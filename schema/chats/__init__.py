@@ -1,0 +1,1 @@
+"""Chats schema: history and the conversation list (resolvers.chats)."""

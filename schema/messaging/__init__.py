@@ -1,0 +1,1 @@
+"""GraphQL types and root fields of the messaging (send) domain."""
