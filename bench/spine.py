@@ -89,14 +89,14 @@ async def main(seconds: float, concurrency: int) -> None:
             return session.get(f"http://127.0.0.1:{bare_port}/plan", params={"org": next(ids)})
 
         results = {}
-        for name, fn in (("bare aiohttp + same DB read", bare), ("REST /v2.0/billing/plan", rest),
+        for name, fn in (("bare aiohttp + same DB reads", bare), ("REST /v2.0/billing/plan", rest),
                          ("GraphQL billingPlan", graphql)):
             await load(fn, 1.0, concurrency)  # warm caches and connections
             results[name] = await load(fn, seconds, concurrency)
         print(f"{'target':32} {'req/s':>9} {'p50 ms':>8} {'non-200':>8}")
         for name, (rps, p50, errors) in results.items():
             print(f"{name:32} {rps:9.0f} {p50:8.2f} {errors:8d}")
-        bare_rps = results["bare aiohttp + same DB read"][0]
+        bare_rps = results["bare aiohttp + same DB reads"][0]
         rest_rps = results["REST /v2.0/billing/plan"][0]
         gql_rps = results["GraphQL billingPlan"][0]
         print(f"REST / bare = {rest_rps / bare_rps:.2f}   GraphQL / bare = {gql_rps / bare_rps:.2f}   "

@@ -6,6 +6,7 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
+from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.schema.config import StrawberryConfig
 
 from resolvers.errors import ApiError
@@ -62,5 +63,6 @@ schema = LeadlineSchema(
     mutation=Mutation,
     config=StrawberryConfig(auto_camel_case=True),
     scalar_overrides=SCALAR_OVERRIDES,
-    extensions=[_MaskUnexpectedErrors],
+    # Dashboards send the same few documents again and again: parse and validate each once.
+    extensions=[_MaskUnexpectedErrors, ParserCache(maxsize=512), ValidationCache(maxsize=512)],
 )
