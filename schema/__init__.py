@@ -63,6 +63,7 @@ schema = LeadlineSchema(
     mutation=Mutation,
     config=StrawberryConfig(auto_camel_case=True),
     scalar_overrides=SCALAR_OVERRIDES,
-    # Dashboards send the same few documents again and again: parse and validate each once.
-    extensions=[_MaskUnexpectedErrors, ParserCache(maxsize=512), ValidationCache(maxsize=512)],
+    # Dashboards send the same few documents again and again: parse and validate each once (the LRU
+    # caches are module-level; a fresh extension per request keeps per-request state apart).
+    extensions=[_MaskUnexpectedErrors, lambda: ParserCache(maxsize=512), lambda: ValidationCache(maxsize=512)],
 )
