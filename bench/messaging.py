@@ -16,7 +16,6 @@ import asyncio
 import itertools
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -34,7 +33,7 @@ from resolvers.phones import try_normalize_phone
 from resolvers.webhooks.signature import sign
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from spine import start  # noqa: E402
+from common import load, start, stop  # noqa: E402
 
 SECRET = "bench-app-secret"
 BODY = [{"type": "BODY", "text": "Hi {{1}}, your order {{2}} ships today."}]
@@ -58,29 +57,6 @@ def inbound(brand: str, phone: str, wamid: str) -> bytes:
                            "text": {"body": "hello"}}]}
     return json.dumps({"object": "whatsapp_business_account",
                        "entry": [{"id": "bench", "changes": [{"field": "messages", "value": value}]}]}).encode()
-
-
-async def load(make_request, seconds: float, concurrency: int, ok=(200,)) -> tuple[int, float, float, int]:
-    """(requests, per second, p50 ms, non-ok) over `seconds` with `concurrency` workers."""
-    latencies: list[float] = []
-    errors = 0
-    stop_at = time.perf_counter() + seconds
-
-    async def worker(session: aiohttp.ClientSession) -> None:
-        nonlocal errors
-        while time.perf_counter() < stop_at:
-            t0 = time.perf_counter()
-            async with make_request(session) as resp:
-                await resp.read()
-                if resp.status not in ok:
-                    errors += 1
-            latencies.append(time.perf_counter() - t0)
-
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(session) for _ in range(concurrency)))
-        elapsed = time.perf_counter() - started
-    return len(latencies), len(latencies) / elapsed, statistics.median(latencies) * 1000, errors
 
 
 async def count(direction: str, status: str | None = None) -> int:
@@ -160,9 +136,7 @@ async def main(seconds: float, concurrency: int, n_orgs: int) -> None:
         print(f"{'  ... ingested end to end (stored by the worker)':52} {done:7d} {done / took:8.0f} {'':>8} "
               f"{n - errors - done:7d}   ({took:.1f} s from the first webhook)")
     finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(10)
+        stop(procs)
         stack.stop()
 
 

@@ -13,53 +13,18 @@ import argparse
 import asyncio
 import itertools
 import os
-import statistics
-import subprocess
 import sys
-import time
-
-import aiohttp
 
 from leadline.database import connect_database
 from leadline.embedded import EmbeddedStack, free_port
 from resolvers.auth.admin import create_org
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import load, start, stop  # noqa: E402
+
 QUERY = "{ billingPlan { plan { name description pricing { currency monthly yearly } } " \
         "subscription { subscriptionId plan { id name } status } limits { key limit used remaining } " \
         "features { key enabled } } }"
-
-
-def start(cmd: list[str], env: dict, ready: str) -> subprocess.Popen:
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    while True:
-        line = proc.stdout.readline()
-        if ready in line:
-            return proc
-        if proc.poll() is not None:
-            raise RuntimeError(f"{cmd} exited")
-
-
-async def load(make_request, seconds: float, concurrency: int) -> tuple[float, float, int]:
-    latencies: list[float] = []
-    errors = 0
-    stop_at = time.perf_counter() + seconds
-
-    async def worker(session: aiohttp.ClientSession) -> None:
-        nonlocal errors
-        while time.perf_counter() < stop_at:
-            t0 = time.perf_counter()
-            async with make_request(session) as resp:
-                await resp.read()
-                if resp.status != 200:
-                    errors += 1
-            latencies.append(time.perf_counter() - t0)
-
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(session) for _ in range(concurrency)))
-        elapsed = time.perf_counter() - started
-    return len(latencies) / elapsed, statistics.median(latencies) * 1000, errors
 
 
 async def main(seconds: float, concurrency: int) -> None:
@@ -92,7 +57,7 @@ async def main(seconds: float, concurrency: int) -> None:
         for name, fn in (("bare aiohttp + same DB reads", bare), ("REST /v2.0/billing/plan", rest),
                          ("GraphQL billingPlan", graphql)):
             await load(fn, 1.0, concurrency)  # warm caches and connections
-            results[name] = await load(fn, seconds, concurrency)
+            results[name] = (await load(fn, seconds, concurrency))[1:]
         print(f"{'target':32} {'req/s':>9} {'p50 ms':>8} {'non-200':>8}")
         for name, (rps, p50, errors) in results.items():
             print(f"{name:32} {rps:9.0f} {p50:8.2f} {errors:8d}")
@@ -102,9 +67,7 @@ async def main(seconds: float, concurrency: int) -> None:
         print(f"REST / bare = {rest_rps / bare_rps:.2f}   GraphQL / bare = {gql_rps / bare_rps:.2f}   "
               f"REST / GraphQL = {rest_rps / gql_rps:.2f}")
     finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(10)
+        stop(procs)
         stack.stop()
 
 

@@ -6,7 +6,9 @@ this service adds for malformed requests (see docs/errors.md).
 """
 from __future__ import annotations
 
-from typing import Any
+import logging
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 # code -> HTTP status. Spec codes first, then the service's own envelope-level codes.
 ERROR_STATUS: dict[str, int] = {
@@ -207,3 +209,16 @@ def validation_error(details: list[dict[str, Any]], message: str | None = None) 
 
 def internal_error(code: str = "INTERNAL_SERVER_ERROR") -> ApiError:
     return ApiError(code, "An unexpected error occurred; it has been logged.", status=ERROR_STATUS.get(code, 500))
+
+
+@contextmanager
+def internal_as(code: str) -> Iterator[None]:
+    """Inside, an unexpected exception is logged and becomes the group's internal code (e.g.
+    FAILED_TO_FETCH_TEMPLATES, CHAT_HISTORY_FAILED) with no internals; ApiErrors pass through."""
+    try:
+        yield
+    except ApiError:
+        raise
+    except Exception:
+        logging.getLogger("leadline.errors").exception("unexpected error (%s)", code)
+        raise internal_error(code) from None

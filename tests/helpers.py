@@ -81,3 +81,13 @@ def assert_error(resp: Response, status: int, code: str, marker: str = "success"
     else:
         assert body.get("success") is False and "error" not in body, body
     return body
+
+
+async def winning_plan(model, filter: dict, sort: list | None = None) -> str:
+    """SecantusDB's winning plan for a find on `model`'s collection, as text (look for IXSCAN/COLLSCAN)."""
+    coll = model.get_pymongo_collection()
+    cmd = {"find": coll.name, "filter": filter}
+    if sort:
+        cmd["sort"] = dict(sort)
+    explain = await coll.database.command({"explain": cmd})
+    return str(explain["queryPlanner"]["winningPlan"])

@@ -17,10 +17,9 @@ from datetime import datetime, timedelta, timezone
 
 from models.chats import ChatMessage
 from models.contacts import Contact
-from resolvers.chats.guard import internal_as
 from resolvers.chats.window import Window, window_of
 from resolvers.context import RequestContext
-from resolvers.errors import ApiError, detail, validation_error
+from resolvers.errors import ApiError, detail, internal_as, validation_error
 from resolvers.phones import digits_only, try_normalize_phone
 
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100

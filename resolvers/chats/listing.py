@@ -9,9 +9,8 @@ matches; the total counts the matches among them.
 from __future__ import annotations
 
 from models.chats import Conversation
-from resolvers.chats.guard import internal_as
 from resolvers.context import RequestContext
-from resolvers.errors import detail, validation_error
+from resolvers.errors import detail, internal_as, validation_error
 from resolvers.pagination import Page, page_request
 from resolvers.phones import digits_only
 

@@ -14,7 +14,7 @@ from models.channels import ChannelAccount
 from models.templates import MessageTemplate
 from resolvers.billing.limits import within_limit
 from resolvers.context import RequestContext
-from resolvers.errors import ApiError, detail
+from resolvers.errors import ApiError, detail, internal_as
 from resolvers.channels.accounts import active_chat_account
 from resolvers.providers.base import (
     MediaUploadFailed,
@@ -25,7 +25,6 @@ from resolvers.providers.base import (
 )
 from resolvers.templates.caps import take_submission_slot
 from resolvers.templates.components import build_components
-from resolvers.templates.guard import internal_as
 from resolvers.templates.media import MediaFetchFailed, fetch_media
 from resolvers.templates.request import HeaderRequest, TemplateRequest
 from resolvers.templates.review import schedule_sandbox_review

@@ -8,9 +8,8 @@ from bson import ObjectId
 
 from models.templates import CATEGORIES, STATUSES, MessageTemplate
 from resolvers.context import RequestContext
-from resolvers.errors import ApiError
+from resolvers.errors import ApiError, internal_as
 from resolvers.pagination import one_of
-from resolvers.templates.guard import internal_as
 
 _DIGITS = re.compile(r"^\d{1,32}$")
 

@@ -10,18 +10,11 @@ from models.channels import ChannelAccount
 from models.chats import ChatMessage, Conversation
 from models.contacts import Contact
 from resolvers.chats.listing import SORT
+from tests.helpers import winning_plan
 
 NOW = datetime.now(timezone.utc)
 HISTORY_SORT = [("created_at", -1), ("_id", -1)]
 
-
-async def plan(model, filter: dict, sort: list | None = None) -> str:
-    coll = model.get_pymongo_collection()
-    cmd = {"find": coll.name, "filter": filter}
-    if sort:
-        cmd["sort"] = dict(sort)
-    explain = await coll.database.command({"explain": cmd})
-    return str(explain["queryPlanner"]["winningPlan"])
 
 
 @pytest.mark.parametrize("model, filter, sort", [
@@ -48,5 +41,5 @@ async def plan(model, filter: dict, sort: list | None = None) -> str:
     (Contact, {"org_id": ObjectId(), "bsuid": "GB.x"}, None),
 ])
 async def test_hot_chat_queries_use_an_index(client, model, filter, sort):
-    winning = await plan(model, filter, sort)
+    winning = await winning_plan(model, filter, sort)
     assert "IXSCAN" in winning and "COLLSCAN" not in winning, winning

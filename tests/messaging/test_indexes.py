@@ -10,15 +10,9 @@ from models.chats import ChatMessage
 from models.contacts import Contact
 from models.messaging import ScheduledMessage
 from models.templates import MessageTemplate
+from tests.helpers import winning_plan
 
 NOW = datetime.now(timezone.utc)
-
-
-async def winning_plan(model, filter: dict, sort: dict | None = None) -> str:
-    coll = model.get_pymongo_collection()
-    cmd = {"find": coll.name, "filter": filter, **({"sort": sort} if sort else {})}
-    explained = await coll.database.command({"explain": cmd})
-    return str(explained["queryPlanner"]["winningPlan"])
 
 
 @pytest.mark.parametrize("model, filter, sort", [
@@ -31,8 +25,8 @@ async def winning_plan(model, filter: dict, sort: dict | None = None) -> str:
     # Status: the message by id.
     (ChatMessage, {"org_id": ObjectId(), "_id": ObjectId()}, None),
     # Schedules: list with and without status, the conditional moves, the sweep.
-    (ScheduledMessage, {"org_id": ObjectId()}, {"created_at": -1}),
-    (ScheduledMessage, {"org_id": ObjectId(), "status": "scheduled"}, {"created_at": -1}),
+    (ScheduledMessage, {"org_id": ObjectId()}, [("created_at", -1)]),
+    (ScheduledMessage, {"org_id": ObjectId(), "status": "scheduled"}, [("created_at", -1)]),
     (ScheduledMessage, {"org_id": ObjectId(), "_id": ObjectId(), "status": "scheduled"}, None),
     (ScheduledMessage, {"status": "scheduled", "scheduled_at": {"$lte": NOW}}, None),
     (ScheduledMessage, {"status": "sending", "claimed_at": {"$lte": NOW}}, None),

@@ -8,15 +8,8 @@ from models.auth import ApiKey
 from models.base import TenancyError
 from models.billing import Payment, Subscription, Wallet
 from models.channels import ChannelAccount
+from tests.helpers import winning_plan
 
-
-async def _plan(model, filter: dict, sort: list | None = None) -> str:
-    coll = model.get_pymongo_collection()
-    cmd = {"find": coll.name, "filter": filter}
-    if sort:
-        cmd["sort"] = dict(sort)
-    explain = await coll.database.command({"explain": cmd})
-    return str(explain["queryPlanner"]["winningPlan"])
 
 
 def test_unscoped_queries_are_refused():
@@ -50,7 +43,7 @@ async def test_instance_operations_stay_in_their_organisation(client, tenant):
     (ChannelAccount, {"provider_phone_number_id": "123"}, None),
 ])
 async def test_hot_queries_use_an_index(client, model, filter, sort):
-    plan = await _plan(model, filter, sort)
+    plan = await winning_plan(model, filter, sort)
     assert "IXSCAN" in plan and "COLLSCAN" not in plan, plan
 
 
@@ -60,7 +53,7 @@ async def test_get_in_uses_an_index_on_every_organisation_owned_collection(clien
 
     for model in DOCUMENT_MODELS:
         if issubclass(model, TenantDocument):
-            plan = await _plan(model, {"org_id": ObjectId(), "_id": ObjectId()})
+            plan = await winning_plan(model, {"org_id": ObjectId(), "_id": ObjectId()})
             assert "IXSCAN" in plan, (model.__name__, plan)
 
 
@@ -77,7 +70,7 @@ async def test_get_in_uses_an_index_on_every_organisation_owned_collection(clien
 async def test_template_queries_use_an_index(client, filter):
     from models.templates import MessageTemplate
 
-    plan = await _plan(MessageTemplate, filter)
+    plan = await winning_plan(MessageTemplate, filter)
     assert "IXSCAN" in plan, plan
 
 

@@ -1,0 +1,52 @@
+"""What the benchmark scripts share: starting server processes and driving a fixed-concurrency load."""
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import time
+
+import aiohttp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def start(cmd: list[str], env: dict, ready: str) -> subprocess.Popen:
+    """Start a server process from the repository root and wait for `ready` on its stdout."""
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    while True:
+        line = proc.stdout.readline()
+        if ready in line:
+            return proc
+        if proc.poll() is not None:
+            raise RuntimeError(f"{cmd} exited")
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def load(make_request, seconds: float, concurrency: int, ok=(200,)) -> tuple[int, float, float, int]:
+    """(requests, per second, p50 ms, non-ok) over `seconds` with `concurrency` workers."""
+    latencies: list[float] = []
+    errors = 0
+    stop_at = time.perf_counter() + seconds
+
+    async def worker(session: aiohttp.ClientSession) -> None:
+        nonlocal errors
+        while time.perf_counter() < stop_at:
+            t0 = time.perf_counter()
+            async with make_request(session) as resp:
+                await resp.read()
+                if resp.status not in ok:
+                    errors += 1
+            latencies.append(time.perf_counter() - t0)
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(session) for _ in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    return len(latencies), len(latencies) / elapsed, statistics.median(latencies) * 1000, errors
