@@ -6,7 +6,6 @@ subscription and the usage counts) for the organisation named in the query and w
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 
 from aiohttp import web

@@ -20,7 +20,6 @@ import subprocess
 import sys
 import time
 
-import aiohttp
 from bson import ObjectId
 
 from leadline.database import connect_database

@@ -5,9 +5,7 @@ from dataclasses import replace
 
 import pytest
 from aiohttp import web
-from bson import ObjectId
 
-from models.channels import ChannelAccount
 from tests.helpers import assert_error
 from tests.templates.support import BRAND, connect_brand, marketing
 
@@ -66,10 +64,8 @@ def settings(settings, graph):
 
 @pytest.fixture
 async def meta_brand(tenant) -> str:
-    await connect_brand(tenant, provider="meta", provider_id="109876543210", access_token="EAAG-token")
-    account = await ChannelAccount.find_one_in(ObjectId(tenant.org_id), {"number": BRAND})
-    account.provider_account_id = "102290129340398"  # the WABA id (connect_channel sets it only for social)
-    await account.save()
+    await connect_brand(tenant, provider="meta", provider_id="109876543210", access_token="EAAG-token",
+                        provider_account_id="102290129340398")  # the WABA id template submission goes to
     return BRAND
 
 

@@ -1,9 +1,6 @@
 """The sandbox's simulated review, carried out by a real arq worker against the test Redis."""
 from __future__ import annotations
 
-import asyncio
-
-import pytest
 from bson import ObjectId
 
 from models.templates import MessageTemplate
