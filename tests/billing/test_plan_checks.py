@@ -29,15 +29,23 @@ def test_limit_exceeded_carries_key_current_and_limit():
 def test_plan_limit_exceeded_is_the_same_check_with_the_lead_code():
     with pytest.raises(ApiError) as err:
         check_limit("max_lead_categories", 3, 3, code="PLAN_LIMIT_EXCEEDED")
-    assert (err.value.code, err.value.status, err.value.extras["limitKey"]) == ("PLAN_LIMIT_EXCEEDED", 403,
-                                                                             "max_lead_categories")
+    assert err.value.status == 403
+    assert error_body(err.value, SUCCESS_MARKER) == {
+        "success": False, "code": "PLAN_LIMIT_EXCEEDED",
+        "message": "Plan limit reached for max_lead_categories: 3 of 3 used.",
+        "limitKey": "max_lead_categories", "current": 3, "limit": 3}
 
 
 def test_features_follow_the_plan(services):
     with pytest.raises(ApiError) as err:
         require_feature(_ctx(services, "free"), "team_inbox")
-    assert (err.value.code, err.value.status) == ("FEATURE_NOT_ENABLED", 403)
+    assert err.value.status == 403
+    assert error_body(err.value, SUCCESS_MARKER) == {
+        "success": False, "code": "FEATURE_NOT_ENABLED",
+        "message": "The 'team_inbox' feature is not enabled on the Free plan."}
     with pytest.raises(ApiError) as err:
         require_feature(_ctx(services, "growth"), "ai_followups", code="PLAN_FEATURE_DISABLED")
-    assert (err.value.code, err.value.status) == ("PLAN_FEATURE_DISABLED", 403)
+    assert err.value.status == 403
+    assert error_body(err.value, SUCCESS_MARKER)["code"] == "PLAN_FEATURE_DISABLED"
+    assert error_body(err.value, SUCCESS_MARKER)["success"] is False
     require_feature(_ctx(services, "business"), "ai_followups")
