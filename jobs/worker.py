@@ -8,6 +8,7 @@ from arq.connections import RedisSettings
 from arq.worker import Worker
 
 from jobs.auth import flush_key_last_used
+from jobs.contacts import recount_all_contact_terms, recount_contact_terms
 from jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
 from jobs.templates import sandbox_template_review
 from jobs.webhooks import chatapp_webhook_change
@@ -16,9 +17,11 @@ from leadline.services import open_services
 from resolvers.context import Services
 
 FUNCTIONS = [flush_key_last_used, sandbox_template_review, chatapp_webhook_change,
-             dispatch_scheduled_message, sweep_scheduled_messages, sandbox_message_status]
+             dispatch_scheduled_message, sweep_scheduled_messages, sandbox_message_status,
+             recount_contact_terms, recount_all_contact_terms]
 CRON_JOBS = [cron(flush_key_last_used, second=0, run_at_startup=False),
-             cron(sweep_scheduled_messages, second=30, run_at_startup=False)]
+             cron(sweep_scheduled_messages, second=30, run_at_startup=False),
+             cron(recount_all_contact_terms, hour=3, minute=17, second=0, run_at_startup=False)]
 
 
 def build_worker(settings: Settings, *, burst: bool = False, handle_signals: bool = True,

@@ -3,7 +3,7 @@ from models.auth import ApiKey, Organisation
 from models.billing import Payment, Subscription, Wallet
 from models.channels import ChannelAccount
 from models.chats import ChatMessage, Conversation
-from models.contacts import Contact, ContactCounter, CustomField, Tag
+from models.contacts import Contact, ContactCounter, ContactTermCount, CustomField, Tag
 from models.events import DomainEvent
 from models.messaging import ScheduledMessage
 from models.templates import MessageTemplate
@@ -12,7 +12,7 @@ DOCUMENT_MODELS: list[type] = [
     Organisation, ApiKey,
     Subscription, Payment, Wallet,
     ChannelAccount,
-    Contact, ContactCounter, CustomField, Tag,
+    Contact, ContactCounter, ContactTermCount, CustomField, Tag,
     ChatMessage, Conversation,
     DomainEvent,
     MessageTemplate,

@@ -49,7 +49,9 @@ class Contact(TenantDocument):
         indexes = [
             IndexModel([("org_id", ASCENDING), ("phone", ASCENDING)], unique=True),
             IndexModel([("org_id", ASCENDING), ("seq", DESCENDING)]),
-            IndexModel([("org_id", ASCENDING), ("terms", ASCENDING)]),
+            # A single-term filter reads seq windows of one term (resolvers/contacts/windows.py); the
+            # {org_id, terms} prefix also serves the aggregation path.
+            IndexModel([("org_id", ASCENDING), ("terms", ASCENDING), ("seq", DESCENDING)]),
             # Serves filters with several clauses: SecantusDB then walks the first clause's own index.
             IndexModel([("terms", ASCENDING)]),
             IndexModel([("org_id", ASCENDING), ("bsuid", ASCENDING)]),
@@ -69,6 +71,22 @@ class ContactCounter(TenantDocument):
             # The conditional reservation filters on {org_id, total}.
             IndexModel([("org_id", ASCENDING), ("total", ASCENDING)]),
         ]
+
+
+class ContactTermCount(TenantDocument):
+    """How many of the organisation's contacts carry one term: the total of a single-term filter in one read.
+
+    Maintained with `$inc` beside every write of `terms` (resolvers/contacts/term_counts.py); the
+    `recount_contact_terms` job rebuilds an organisation's counts from its contacts.
+    """
+
+    term: str
+    # Contacts carrying the term (`count` would shadow Beanie's Document.count).
+    total: int = 0
+
+    class Settings:
+        name = "contact_term_counts"
+        indexes = [IndexModel([("org_id", ASCENDING), ("term", ASCENDING)], unique=True)]
 
 
 class CustomField(TenantDocument):

@@ -1,14 +1,14 @@
 """Marking a contact `chatapp_undeliverable` when the provider reports it cannot be reached.
 
 Goes through the contacts domain's versioned update, so the contact's `terms` and `version` stay
-consistent with its values (resolvers/contacts/upsert.py).
+consistent with its values, and the term counts with them (resolvers/contacts/upsert.py).
 """
 from __future__ import annotations
 
 from bson import ObjectId
 
 from models.contacts import Contact
-from resolvers.contacts.upsert import _update as update_contact
+from resolvers.contacts.upsert import update_contact
 from resolvers.context import RequestContext
 
 # Cloud API: "Message undeliverable" (the sandbox reports it for national numbers starting with 999).

@@ -1,4 +1,8 @@
-"""Reading contacts: the list (index ranges on `seq`), the filter and the lookup by phone."""
+"""Reading contacts: the list (index ranges on `seq`), the filter and the lookup by phone.
+
+A filter that is one term (one exact clause, one value) takes the window probe of
+resolvers/contacts/windows.py; any other filter one aggregation pass.
+"""
 from __future__ import annotations
 
 import math
@@ -7,10 +11,10 @@ from typing import Any
 
 from models.contacts import Contact
 from resolvers.context import RequestContext
-from resolvers.contacts import counters
+from resolvers.contacts import counters, term_counts, windows
 from resolvers.contacts.filters import build_filter
 from resolvers.errors import ApiError
-from resolvers.pagination import Page, page_request
+from resolvers.pagination import Page, PageRequest, page_request
 from resolvers.phones import normalize_phone
 
 LIST_DEFAULT, LIST_MAX = 100, 100
@@ -52,7 +56,16 @@ async def filter_contacts(ctx: RequestContext, raw_filter: Any, page: int | None
     query = build_filter(ctx.org_id, raw_filter)
     if len(query) == 1:  # no clause: the plain list
         return await _seq_page(ctx, req.page, req.limit)
-    # One pass over the matches gives the page and the total.
+    if (term := windows.single_term(query)) is not None:
+        count = await term_counts.count_of(ctx.org_id, term)
+        if windows.worth_probing(req.skip + req.limit, count):
+            items, total = await windows.term_page(ctx.org_id, term, req.skip, req.limit, count)
+            return Page(items, req.page, req.limit, total)
+    return await aggregate_page(ctx, query, req)
+
+
+async def aggregate_page(ctx: RequestContext, query: dict[str, Any], req: PageRequest) -> Page[Contact]:
+    """One pass over the matches gives the page and the total."""
     pipeline = [{"$match": query}, {"$facet": {
         "total": [{"$count": "n"}],
         "items": [{"$sort": {"seq": -1}}, {"$skip": req.skip}, {"$limit": req.limit}],

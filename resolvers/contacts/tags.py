@@ -8,6 +8,7 @@ from models.base import utcnow
 from models.contacts import Contact, Tag
 from resolvers.billing.limits import within_limit
 from resolvers.context import RequestContext
+from resolvers.contacts import term_counts
 from resolvers.contacts.ids import object_id
 from resolvers.contacts.terms import term
 from resolvers.errors import ApiError, detail, validation_error
@@ -68,13 +69,15 @@ async def rename_tag(ctx: RequestContext, tag_id: str, name: str | None) -> Tag:
 
 
 async def delete_tag(ctx: RequestContext, tag_id: str) -> Tag:
-    """The tag is also taken off every contact that carries it (one indexed multi-update)."""
+    """The tag is also taken off every contact that carries it (one indexed multi-update), and its
+    term count goes with it."""
     tag = await get_tag(ctx, tag_id)
     await tag.delete()
     tag_term = term(ctx.org_id, "tags", tag.id)
     await Contact.get_pymongo_collection().update_many(
         {"org_id": ctx.org_id, "terms": tag_term},
         {"$pull": {"tags": tag.id, "terms": tag_term}, "$inc": {"version": 1}, "$set": {"updated_at": utcnow()}})
+    await term_counts.forget(ctx.org_id, tag_term)
     return tag
 
 

@@ -12,7 +12,7 @@ from models.base import utcnow
 from models.contacts import Contact
 from resolvers.billing.limits import limit_of
 from resolvers.context import RequestContext
-from resolvers.contacts import counters
+from resolvers.contacts import counters, term_counts
 from resolvers.contacts.fields import definitions_by_key
 from resolvers.contacts.tags import existing_tag_ids
 from resolvers.contacts.terms import contact_terms
@@ -108,7 +108,7 @@ async def upsert_contact(ctx: RequestContext, write: ContactWrite) -> UpsertResu
             created = await insert_new_contact(ctx, phone, code, changes, custom, segments)
             if created is not None:
                 return UpsertResult(created, True)
-        elif (updated := await _update(existing, changes, custom, segments)) is not None:
+        elif (updated := await update_contact(existing, changes, custom, segments)) is not None:
             return UpsertResult(updated, False)
     raise ApiError("INTERNAL_SERVER_ERROR", "The contact changed concurrently too often; try again.")
 
@@ -133,6 +133,7 @@ async def insert_new_contact(ctx: RequestContext, phone: str, code: str | None, 
     except DuplicateKeyError:
         await counters.release_slot(ctx.org_id)
         return None
+    await term_counts.apply(ctx.org_id, contact.terms)
     await emit(ctx, "contact.created", {
         "contactId": str(contact.id), "phone": contact.phone, "bsuid": contact.bsuid,
         "contactName": contact.contactName, "countryCode": contact.countryCode, "source": contact.source,
@@ -141,9 +142,10 @@ async def insert_new_contact(ctx: RequestContext, phone: str, code: str | None, 
     return contact
 
 
-async def _update(existing: Contact, changes: dict[str, Any], custom: dict[str, Any] | None,
-                  segments: dict[str, Any] | None) -> Contact | None:
-    """Conditional on the version read, so `terms` always matches the values; None when it moved on."""
+async def update_contact(existing: Contact, changes: dict[str, Any], custom: dict[str, Any] | None,
+                         segments: dict[str, Any] | None) -> Contact | None:
+    """Conditional on the version read, so `terms` always matches the values (and the term counts
+    move by exactly the difference); None when the contact moved on."""
     updated = existing.model_copy(deep=True)
     for name, value in changes.items():
         setattr(updated, name, value)
@@ -160,5 +162,6 @@ async def _update(existing: Contact, changes: dict[str, Any], custom: dict[str, 
         {"$set": {name: getattr(updated, name) for name in fields}, "$inc": {"version": 1}})
     if result.matched_count == 0:
         return None
+    await term_counts.apply_diff(existing.org_id, existing.terms, updated.terms)
     updated.version += 1
     return updated

@@ -1,7 +1,12 @@
-"""Small builders shared by the contacts tests (all through HTTP)."""
+"""Small builders shared by the contacts tests (HTTP, plus direct resolver calls and count checks)."""
 from __future__ import annotations
 
+from collections import Counter
+
 from bson import ObjectId
+
+from models.contacts import Contact, ContactTermCount
+from resolvers.context import OrgSnapshot, RequestContext
 
 
 async def make_field(api, key: str, **body) -> dict:
@@ -24,3 +29,22 @@ async def upsert(api, key: str, **body) -> dict:
 
 def org_id(tenant) -> ObjectId:
     return ObjectId(tenant.org_id)
+
+
+def system_ctx(services, tenant):
+    """A job-style context of the tenant's organisation, for calling resolvers directly."""
+    return RequestContext.system(services, OrgSnapshot(org_id(tenant), "Acme", "business", "UTC", True, ()))
+
+
+async def stored_term_counts(org: ObjectId) -> dict[str, int]:
+    """The maintained counts of the organisation (zero counts are left for the recount to remove)."""
+    docs = await ContactTermCount.get_pymongo_collection().find({"org_id": org}).to_list()
+    return {d["term"]: d["total"] for d in docs if d["total"] != 0}
+
+
+async def term_counts_of_contacts(org: ObjectId) -> dict[str, int]:
+    """What the counts should be, counted here from the contacts themselves."""
+    counted: Counter = Counter()
+    for contact in await Contact.find_in(org).to_list():
+        counted.update(contact.terms)
+    return dict(counted)

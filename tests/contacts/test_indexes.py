@@ -1,11 +1,12 @@
 """The queries the scale target depends on use an index (SecantusDB `explain`), and give the right rows."""
-from models.contacts import Contact
+from models.contacts import Contact, ContactTermCount
 from resolvers.contacts.filters import build_filter
+from resolvers.contacts.terms import term
 from tests.contacts.helpers import make_field, make_tag, org_id, upsert
 
 
-async def winning_plan(query: dict, **extra) -> str:
-    collection = Contact.get_pymongo_collection()
+async def winning_plan(query: dict, model=Contact, **extra) -> str:
+    collection = model.get_pymongo_collection()
     explained = await collection.database.command({"explain": {"find": collection.name, "filter": query, **extra}})
     return str(explained["queryPlanner"]["winningPlan"])
 
@@ -31,11 +32,22 @@ async def test_exact_tag_custom_value_and_phone_lookups_use_an_index(api, tenant
     }
     for name, flt in cases.items():
         plan = await winning_plan(build_filter(org, flt))
-        assert "IXSCAN" in plan and "org_id_1_terms_1" in plan and "COLLSCAN" not in plan, (name, plan)
+        assert "IXSCAN" in plan and "'org_id_1_terms_1_seq_-1'" in plan and "COLLSCAN" not in plan, (name, plan)
     phone = await winning_plan({"org_id": org, "phone": "14155552671"})
     assert "IXSCAN" in phone and "org_id_1_phone_1" in phone
     page = await winning_plan({"org_id": org, "seq": {"$gt": 100, "$lte": 200}}, sort={"seq": -1})
     assert "IXSCAN" in page and "org_id_1_seq_-1" in page
+
+
+async def test_single_term_filter_reads_are_index_scans(api, tenant):
+    """The fast path's two reads: a seq window of one term, and the term's maintained count."""
+    await _seed(api, tenant)
+    org = org_id(tenant)
+    opted = term(org, "optedOut", True)
+    window = await winning_plan({"org_id": org, "terms": opted, "seq": {"$gte": 0, "$lt": 3}})
+    assert "IXSCAN" in window and "'org_id_1_terms_1_seq_-1'" in window and "COLLSCAN" not in window, window
+    count = await winning_plan({"org_id": org, "term": opted}, model=ContactTermCount)
+    assert "IXSCAN" in count and "'org_id_1_term_1'" in count and "COLLSCAN" not in count, count
 
 
 async def test_the_indexed_lookup_returns_only_this_organisations_rows(api, tenant):
