@@ -3,12 +3,7 @@ from models.contacts import Contact, ContactTermCount
 from resolvers.contacts.filters import build_filter
 from resolvers.contacts.terms import term
 from tests.contacts.helpers import make_field, make_tag, org_id, upsert
-
-
-async def winning_plan(query: dict, model=Contact, **extra) -> str:
-    collection = model.get_pymongo_collection()
-    explained = await collection.database.command({"explain": {"find": collection.name, "filter": query, **extra}})
-    return str(explained["queryPlanner"]["winningPlan"])
+from tests.helpers import winning_plan
 
 
 async def _seed(api, tenant):
@@ -31,11 +26,11 @@ async def test_exact_tag_custom_value_and_phone_lookups_use_an_index(api, tenant
         "custom number": {"customFields.plan": 5},
     }
     for name, flt in cases.items():
-        plan = await winning_plan(build_filter(org, flt))
+        plan = await winning_plan(Contact, build_filter(org, flt))
         assert "IXSCAN" in plan and "'org_id_1_terms_1_seq_-1'" in plan and "COLLSCAN" not in plan, (name, plan)
-    phone = await winning_plan({"org_id": org, "phone": "14155552671"})
+    phone = await winning_plan(Contact, {"org_id": org, "phone": "14155552671"})
     assert "IXSCAN" in phone and "org_id_1_phone_1" in phone
-    page = await winning_plan({"org_id": org, "seq": {"$gt": 100, "$lte": 200}}, sort={"seq": -1})
+    page = await winning_plan(Contact, {"org_id": org, "seq": {"$gt": 100, "$lte": 200}}, [("seq", -1)])
     assert "IXSCAN" in page and "org_id_1_seq_-1" in page
 
 
@@ -44,9 +39,9 @@ async def test_single_term_filter_reads_are_index_scans(api, tenant):
     await _seed(api, tenant)
     org = org_id(tenant)
     opted = term(org, "optedOut", True)
-    window = await winning_plan({"org_id": org, "terms": opted, "seq": {"$gte": 0, "$lt": 3}})
+    window = await winning_plan(Contact, {"org_id": org, "terms": opted, "seq": {"$gte": 0, "$lt": 3}})
     assert "IXSCAN" in window and "'org_id_1_terms_1_seq_-1'" in window and "COLLSCAN" not in window, window
-    count = await winning_plan({"org_id": org, "term": opted}, model=ContactTermCount)
+    count = await winning_plan(ContactTermCount, {"org_id": org, "term": opted})
     assert "IXSCAN" in count and "'org_id_1_term_1'" in count and "COLLSCAN" not in count, count
 
 
