@@ -40,3 +40,20 @@ class Paged(Generic[T]):
 
 def paged(page: Page, convert: Callable) -> Paged:
     return Paged(data=[convert(item) for item in page.items], pagination=Pagination.of(page))
+
+
+@strawberry.type
+class ListMeta:
+    total: int
+
+
+@strawberry.type
+class Listed(Generic[T]):
+    """A whole (unpaginated) list: `data` and `meta {total}` (REST spreads both into the envelope)."""
+
+    data: list[T]
+    meta: ListMeta
+
+
+def listed(items: list, convert: Callable) -> Listed:
+    return Listed(data=[convert(item) for item in items], meta=ListMeta(total=len(items)))

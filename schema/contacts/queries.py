@@ -5,10 +5,11 @@ import strawberry
 from strawberry.types import Info
 
 from resolvers.contacts import fields, queries, tags, upsert
+from schema.common import Listed, listed
 from schema.contacts.inputs import (ContactCustomFieldInput, ContactCustomFieldUpdateInput, ContactFilterInput,
                                     ContactInput, ContactPhoneInput, ContactTagInput)
-from schema.contacts.types import (ContactCustomField, ContactCustomFieldDeleted, ContactCustomFieldList,
-                                   ContactFieldList, ContactPage, ContactTag, ContactTagDeleted, ContactTagList,
+from schema.contacts.types import (ContactCustomField, ContactCustomFieldDeleted,
+                                   ContactFieldList, ContactPage, ContactTag, ContactTagDeleted,
                                    ContactType, ContactUpsert)
 from schema.permissions import needs
 
@@ -34,12 +35,12 @@ class ContactsQuery:
         return ContactFieldList.from_domain(await fields.list_fields(info.context, type))
 
     @strawberry.field(permission_classes=needs("config:read"))
-    async def contact_custom_fields(self, info: Info) -> ContactCustomFieldList:
-        return ContactCustomFieldList.from_models(await fields.list_custom_fields(info.context))
+    async def contact_custom_fields(self, info: Info) -> Listed[ContactCustomField]:
+        return listed(await fields.list_custom_fields(info.context), ContactCustomField.from_model)
 
     @strawberry.field(permission_classes=needs("config:read"), description="Tags, alphabetical.")
-    async def contact_tags(self, info: Info) -> ContactTagList:
-        return ContactTagList.from_models(await tags.list_tags(info.context))
+    async def contact_tags(self, info: Info) -> Listed[ContactTag]:
+        return listed(await tags.list_tags(info.context), ContactTag.from_model)
 
 
 @strawberry.type

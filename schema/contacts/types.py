@@ -130,21 +130,6 @@ class ContactFieldList:
 
 
 @strawberry.type
-class ContactListMeta:
-    total: int
-
-
-@strawberry.type
-class ContactCustomFieldList:
-    data: list[ContactCustomField]
-    meta: ContactListMeta
-
-    @classmethod
-    def from_models(cls, fields: list[CustomField]) -> "ContactCustomFieldList":
-        return cls(data=[ContactCustomField.from_model(f) for f in fields], meta=ContactListMeta(total=len(fields)))
-
-
-@strawberry.type
 class ContactCustomFieldDeleted:
     field_id: str
     field_key: str
@@ -160,16 +145,6 @@ class ContactTag:
     @classmethod
     def from_model(cls, t: Tag) -> "ContactTag":
         return cls(id=str(t.id), name=t.name, created_at=t.created_at, updated_at=t.updated_at)
-
-
-@strawberry.type
-class ContactTagList:
-    data: list[ContactTag]
-    meta: ContactListMeta
-
-    @classmethod
-    def from_models(cls, tags: list[Tag]) -> "ContactTagList":
-        return cls(data=[ContactTag.from_model(t) for t in tags], meta=ContactListMeta(total=len(tags)))
 
 
 @strawberry.type
