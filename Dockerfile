@@ -1,7 +1,7 @@
 # Production image: API, worker (and later the MCP server) share it; compose picks the command.
 FROM python:3.11-slim
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY leadline leadline
 COPY models models
 COPY resolvers resolvers

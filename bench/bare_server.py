@@ -13,8 +13,8 @@ from bson import ObjectId
 
 from leadline.config import Settings
 from leadline.services import open_services
-from resolvers.billing.queries import plan_overview
-from resolvers.context import OrgSnapshot, RequestContext
+from leadline.resolvers.billing.queries import plan_overview
+from leadline.resolvers.context import OrgSnapshot, RequestContext
 
 
 async def main(port: int) -> None:

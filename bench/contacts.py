@@ -25,10 +25,10 @@ from bson import ObjectId
 
 from leadline.database import connect_database
 from leadline.embedded import EmbeddedStack, free_port, remove_dir
-from models.contacts import Contact, CustomField, Tag
-from resolvers.auth.admin import create_key, create_org
-from resolvers.contacts import counters, term_counts
-from resolvers.contacts.terms import contact_terms
+from leadline.models.contacts import Contact, CustomField, Tag
+from leadline.resolvers.auth.admin import create_key, create_org
+from leadline.resolvers.contacts import counters, term_counts
+from leadline.resolvers.contacts.terms import contact_terms
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import start  # noqa: E402

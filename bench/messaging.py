@@ -24,12 +24,12 @@ from bson import ObjectId
 
 from leadline.database import connect_database
 from leadline.embedded import EmbeddedStack, free_port
-from models.chats import ChatMessage
-from models.templates import MessageTemplate
-from resolvers.auth.admin import create_org
-from resolvers.channels.admin import connect_channel
-from resolvers.phones import try_normalize_phone
-from resolvers.webhooks.signature import sign
+from leadline.models.chats import ChatMessage
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.auth.admin import create_org
+from leadline.resolvers.channels.admin import connect_channel
+from leadline.resolvers.phones import try_normalize_phone
+from leadline.resolvers.webhooks.signature import sign
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import load, start, stop  # noqa: E402

@@ -17,7 +17,7 @@ import sys
 
 from leadline.database import connect_database
 from leadline.embedded import EmbeddedStack, free_port
-from resolvers.auth.admin import create_org
+from leadline.resolvers.auth.admin import create_org
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import load, start, stop  # noqa: E402

@@ -6,8 +6,8 @@ from datetime import datetime, timezone
 from bson import ObjectId
 from pymongo import UpdateOne
 
-from models.auth import ApiKey
-from resolvers.auth.gate import last_used_key
+from leadline.models.auth import ApiKey
+from leadline.resolvers.auth.gate import last_used_key
 
 
 async def flush_key_last_used(ctx: dict) -> int:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from models.base import utcnow
-from models.contacts import ContactCounter
-from resolvers.contacts import term_counts
+from leadline.models.base import utcnow
+from leadline.models.contacts import ContactCounter
+from leadline.resolvers.contacts import term_counts
 
 RECOUNT_JOB = "recount_contact_terms"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from resolvers.messaging import sandbox, schedules
+from leadline.resolvers.messaging import sandbox, schedules
 
 
 async def dispatch_scheduled_message(ctx: dict, org_id: str, schedule_id: str) -> str:

@@ -5,7 +5,7 @@ Enqueued with `_job_id` = `sandbox_template_review:{template id}` (one review pe
 """
 from __future__ import annotations
 
-from resolvers.templates.review import apply_sandbox_decision
+from leadline.resolvers.templates.review import apply_sandbox_decision
 
 
 async def sandbox_template_review(ctx: dict, org_id: str, template_db_id: str, decision: str,

@@ -13,8 +13,8 @@ import logging
 
 from arq.worker import Retry
 
-from resolvers.webhooks.change import WebhookChange
-from resolvers.webhooks.dispatch import process
+from leadline.resolvers.webhooks.change import WebhookChange
+from leadline.resolvers.webhooks.dispatch import process
 
 log = logging.getLogger("leadline.webhooks")
 

@@ -7,14 +7,14 @@ from arq import cron
 from arq.connections import RedisSettings
 from arq.worker import Worker
 
-from jobs.auth import flush_key_last_used
-from jobs.contacts import recount_all_contact_terms, recount_contact_terms
-from jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
-from jobs.templates import sandbox_template_review
-from jobs.webhooks import chatapp_webhook_change
+from leadline.jobs.auth import flush_key_last_used
+from leadline.jobs.contacts import recount_all_contact_terms, recount_contact_terms
+from leadline.jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
+from leadline.jobs.templates import sandbox_template_review
+from leadline.jobs.webhooks import chatapp_webhook_change
 from leadline.config import Settings
 from leadline.services import open_services
-from resolvers.context import Services
+from leadline.resolvers.context import Services
 
 FUNCTIONS = [flush_key_last_used, sandbox_template_review, chatapp_webhook_change,
              dispatch_scheduled_message, sweep_scheduled_messages, sandbox_message_status,

@@ -14,11 +14,11 @@ from leadline.logs import install_request_id_stamp
 from leadline.http import add_common_headers, auth_middleware, request_middleware
 from leadline.webhooks import add_webhook_routes
 from leadline.services import open_services
-from rest_compat.compile import compile_routes
-from rest_compat.handler import make_handler
-from rest_compat.request_keys import CTX
-from rest_compat.routes import ROUTES
-from schema import schema
+from leadline.rest_compat.compile import compile_routes
+from leadline.rest_compat.handler import make_handler
+from leadline.rest_compat.request_keys import CTX
+from leadline.rest_compat.routes import ROUTES
+from leadline.schema import schema
 
 log = logging.getLogger("leadline.app")
 MAX_BODY_BYTES = 8 * 1024 * 1024  # provider webhooks can carry a few MB
@@ -32,7 +32,7 @@ class LeadlineGraphQLView(GraphQLView):
 async def health(request: web.Request) -> web.Response:
     services = request.app[SERVICES]
     try:
-        from models.auth import Organisation
+        from leadline.models.auth import Organisation
 
         await Organisation.get_pymongo_collection().database.command("ping")
         await services.redis.ping()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from leadline.config import Settings
-from resolvers.context import Services
+from leadline.resolvers.context import Services
 
 SETTINGS = web.AppKey("settings", Settings)
 SERVICES = web.AppKey("services", Services)

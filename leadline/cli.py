@@ -96,9 +96,9 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> dict:
     from redis.asyncio import Redis
 
     from leadline.database import connect_database
-    from resolvers.auth import admin
-    from resolvers.billing.admin import set_wallet
-    from resolvers.channels.admin import connect_channel
+    from leadline.resolvers.auth import admin
+    from leadline.resolvers.billing.admin import set_wallet
+    from leadline.resolvers.channels.admin import connect_channel
 
     if not settings.mongodb_url:
         raise admin.AdminError("no database: start `leadline up` in this directory or set MONGODB_URL")
@@ -136,7 +136,7 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> dict:
 
 
 def admin_main(args: argparse.Namespace) -> int:
-    from resolvers.auth.admin import AdminError
+    from leadline.resolvers.auth.admin import AdminError
 
     settings = _backends_from_state(Settings.from_env(), args.data_dir)
     try:
@@ -193,7 +193,7 @@ def serve_main(args: argparse.Namespace) -> int:
 
 
 def worker_main(args: argparse.Namespace) -> int:
-    from jobs.worker import build_worker
+    from leadline.jobs.worker import build_worker
 
     settings = _backends_from_state(Settings.from_env(), args.data_dir)
     if not settings.mongodb_url or not settings.redis_url:

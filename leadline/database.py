@@ -4,7 +4,7 @@ from __future__ import annotations
 from beanie import init_beanie
 from pymongo import AsyncMongoClient
 
-from models import DOCUMENT_MODELS
+from leadline.models import DOCUMENT_MODELS
 
 
 async def connect_database(url: str, name: str) -> AsyncMongoClient:

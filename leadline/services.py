@@ -10,12 +10,12 @@ from redis.asyncio import Redis
 
 from leadline.config import Settings
 from leadline.database import connect_database
-from resolvers.auth.cache import KeyCache
-from resolvers.auth.gate import RateGate
-from resolvers.providers.base import ProviderRegistry
-from resolvers.providers.meta import MetaAdapter
-from resolvers.providers.sandbox import SandboxAdapter
-from resolvers.context import Services
+from leadline.resolvers.auth.cache import KeyCache
+from leadline.resolvers.auth.gate import RateGate
+from leadline.resolvers.providers.base import ProviderRegistry
+from leadline.resolvers.providers.meta import MetaAdapter
+from leadline.resolvers.providers.sandbox import SandboxAdapter
+from leadline.resolvers.context import Services
 
 
 def build_providers(settings: Settings) -> ProviderRegistry:

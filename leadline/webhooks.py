@@ -11,9 +11,9 @@ import logging
 from aiohttp import web
 
 from leadline.app_keys import SERVICES
-from resolvers.errors import ApiError
-from resolvers.webhooks.dispatch import accept
-from resolvers.webhooks.signature import is_valid
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.webhooks.dispatch import accept
+from leadline.resolvers.webhooks.signature import is_valid
 
 log = logging.getLogger("leadline.webhooks")
 PATH = "/webhooks/chatapp"

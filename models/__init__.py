@@ -1,12 +1,12 @@
 """Beanie documents, one module per domain. DOCUMENT_MODELS is what init_beanie registers."""
-from models.auth import ApiKey, Organisation
-from models.billing import Payment, Subscription, Wallet
-from models.channels import ChannelAccount
-from models.chats import ChatMessage, Conversation
-from models.contacts import Contact, ContactCounter, ContactTermCount, CustomField, Tag
-from models.events import DomainEvent
-from models.messaging import ScheduledMessage
-from models.templates import MessageTemplate
+from leadline.models.auth import ApiKey, Organisation
+from leadline.models.billing import Payment, Subscription, Wallet
+from leadline.models.channels import ChannelAccount
+from leadline.models.chats import ChatMessage, Conversation
+from leadline.models.contacts import Contact, ContactCounter, ContactTermCount, CustomField, Tag
+from leadline.models.events import DomainEvent
+from leadline.models.messaging import ScheduledMessage
+from leadline.models.templates import MessageTemplate
 
 DOCUMENT_MODELS: list[type] = [
     Organisation, ApiKey,

@@ -8,7 +8,7 @@ from beanie import Document
 from pydantic import Field
 from pymongo import ASCENDING, IndexModel
 
-from models.base import TenantDocument, utcnow
+from leadline.models.base import TenantDocument, utcnow
 
 PlanName = Literal["free", "growth", "pro", "business"]
 

@@ -8,7 +8,7 @@ from beanie import PydanticObjectId
 from pydantic import BaseModel, Field
 from pymongo import ASCENDING, DESCENDING, IndexModel
 
-from models.base import Money, TenantDocument
+from leadline.models.base import Money, TenantDocument
 
 
 class Subscription(TenantDocument):

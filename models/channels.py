@@ -5,7 +5,7 @@ from typing import Literal
 
 from pymongo import ASCENDING, IndexModel
 
-from models.base import TenantDocument
+from leadline.models.base import TenantDocument
 
 Platform = Literal["chatapp", "photoapp", "pageapp"]
 PLATFORMS: tuple[str, ...] = ("chatapp", "photoapp", "pageapp")

@@ -8,7 +8,7 @@ from beanie import PydanticObjectId
 from pydantic import Field
 from pymongo import ASCENDING, DESCENDING, IndexModel
 
-from models.base import TenantDocument
+from leadline.models.base import TenantDocument
 
 # Outbound delivery moves only forward along this order; `failed` is terminal from any state.
 DELIVERY_ORDER = ("accepted", "sent", "delivered", "read")

@@ -11,7 +11,7 @@ from beanie import PydanticObjectId
 from pydantic import Field
 from pymongo import ASCENDING, DESCENDING, IndexModel
 
-from models.base import TenantDocument
+from leadline.models.base import TenantDocument
 
 
 class Contact(TenantDocument):

@@ -6,7 +6,7 @@ from typing import Any
 from pydantic import Field
 from pymongo import ASCENDING, DESCENDING, IndexModel
 
-from models.base import TenantDocument
+from leadline.models.base import TenantDocument
 
 
 class DomainEvent(TenantDocument):

@@ -14,7 +14,7 @@ from beanie import PydanticObjectId
 from pydantic import Field
 from pymongo import ASCENDING, DESCENDING, IndexModel
 
-from models.base import TenantDocument
+from leadline.models.base import TenantDocument
 
 # `sending` is the short-lived claim of one dispatcher; the spec's four are the others.
 ScheduleStatus = Literal["scheduled", "sending", "sent", "failed", "cancelled"]

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from beanie import PydanticObjectId
 from pymongo import ASCENDING, DESCENDING, IndexModel
 
-from models.base import OrgRef, TenantDocument
+from leadline.models.base import OrgRef, TenantDocument
 
 TemplateStatus = Literal["APPROVED", "PENDING", "REJECTED"]
 CATEGORIES: tuple[str, ...] = ("MARKETING", "UTILITY", "AUTHENTICATION")

@@ -6,16 +6,16 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from bson import ObjectId
 
-from resolvers.errors import ApiError
+from leadline.resolvers.errors import ApiError
 
 if TYPE_CHECKING:
     from arq.connections import ArqRedis
     from redis.asyncio import Redis
 
     from leadline.config import Settings
-    from resolvers.auth.cache import KeyCache
-    from resolvers.auth.gate import RateGate
-    from resolvers.providers.base import ProviderRegistry
+    from leadline.resolvers.auth.cache import KeyCache
+    from leadline.resolvers.auth.gate import RateGate
+    from leadline.resolvers.providers.base import ProviderRegistry
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import Any
 from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
-from models.events import DomainEvent
-from resolvers.context import RequestContext
+from leadline.models.events import DomainEvent
+from leadline.resolvers.context import RequestContext
 
 EVENT_KINDS = frozenset({
     "chatapp.new_message",

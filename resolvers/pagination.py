@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from resolvers.errors import detail, validation_error
+from leadline.resolvers.errors import detail, validation_error
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@ import re
 
 import phonenumbers
 
-from resolvers.errors import ApiError
+from leadline.resolvers.errors import ApiError
 
 _STRIP = re.compile(r"[\s\-()+.]")
 _COUNTRY_CODE = re.compile(r"^\d{1,4}$")

@@ -17,8 +17,8 @@ from graphql import (
     validate,
 )
 
-from rest_compat.table import Route
-from schema.permissions import scope_of
+from leadline.rest_compat.table import Route
+from leadline.schema.permissions import scope_of
 
 QUERY_STRING_TYPES = {"Int", "Float", "Boolean", "String", "ID"}
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from aiohttp import web
 
-from resolvers.errors import ApiError
-from rest_compat.table import ErrorMarker, SUCCESS_MARKER
+from leadline.resolvers.errors import ApiError
+from leadline.rest_compat.table import ErrorMarker, SUCCESS_MARKER
 
 
 def _dumps(body: Any) -> str:

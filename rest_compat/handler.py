@@ -9,12 +9,12 @@ from aiohttp import web
 from graphql import GraphQLError, execute
 from strawberry.execution import optimized_is_awaitable
 
-from resolvers.auth.scopes import require_scope
-from resolvers.errors import ApiError, detail, validation_error
-from rest_compat.compile import CompiledRoute, VariableSpec
-from rest_compat.envelope import success_response
-from rest_compat.request_keys import CTX, MARKER
-from schema import mask_error
+from leadline.resolvers.auth.scopes import require_scope
+from leadline.resolvers.errors import ApiError, detail, validation_error
+from leadline.rest_compat.compile import CompiledRoute, VariableSpec
+from leadline.rest_compat.envelope import success_response
+from leadline.rest_compat.request_keys import CTX, MARKER
+from leadline.schema import mask_error
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from resolvers.context import RequestContext
-from rest_compat.table import ErrorMarker
+from leadline.resolvers.context import RequestContext
+from leadline.rest_compat.table import ErrorMarker
 
 CTX = web.RequestKey("ctx", RequestContext)
 REQUEST_ID = web.RequestKey("request_id", str)

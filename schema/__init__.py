@@ -9,14 +9,14 @@ from graphql import GraphQLError
 from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.schema.config import StrawberryConfig
 
-from resolvers.errors import ApiError
-from schema.billing.queries import BillingQuery
-from schema.channels.queries import ChannelsQuery
-from schema.chats.queries import ChatsQuery
-from schema.contacts.queries import ContactsMutation, ContactsQuery
-from schema.messaging.queries import MessagingMutation, MessagingQuery
-from schema.scalars import SCALAR_OVERRIDES
-from schema.templates.queries import TemplatesMutation, TemplatesQuery
+from leadline.resolvers.errors import ApiError
+from leadline.schema.billing.queries import BillingQuery
+from leadline.schema.channels.queries import ChannelsQuery
+from leadline.schema.chats.queries import ChatsQuery
+from leadline.schema.contacts.queries import ContactsMutation, ContactsQuery
+from leadline.schema.messaging.queries import MessagingMutation, MessagingQuery
+from leadline.schema.scalars import SCALAR_OVERRIDES
+from leadline.schema.templates.queries import TemplatesMutation, TemplatesQuery
 
 log = logging.getLogger("leadline.graphql")
 

@@ -5,7 +5,7 @@ from typing import Callable, Generic, TypeVar
 
 import strawberry
 
-from resolvers.pagination import Page
+from leadline.resolvers.pagination import Page
 
 T = TypeVar("T")
 

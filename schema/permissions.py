@@ -10,7 +10,7 @@ from typing import Any
 
 from strawberry.permission import BasePermission
 
-from resolvers.auth.scopes import SCOPES, require_scope
+from leadline.resolvers.auth.scopes import SCOPES, require_scope
 
 
 class ScopePermission(BasePermission):

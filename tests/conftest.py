@@ -65,7 +65,7 @@ def api(client) -> Api:
 async def run_worker(client, settings):
     """`await run_worker()` runs a real arq worker (burst mode) on the test Redis until the queue,
     deferred jobs included, is empty; it shares the app's services. Returns the jobs completed."""
-    from jobs.worker import build_worker
+    from leadline.jobs.worker import build_worker
 
     workers = []
 

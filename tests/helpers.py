@@ -6,7 +6,7 @@ from leadline.app_keys import SERVICES
 from dataclasses import dataclass
 from typing import Any
 
-from resolvers.auth import admin
+from leadline.resolvers.auth import admin
 
 
 @dataclass

@@ -9,13 +9,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bson import ObjectId
 
-from models.auth import ApiKey, Organisation
-from models.base import utcnow
-from models.billing import Subscription
-from resolvers.auth.cache import invalidate_org
-from resolvers.auth.keys import display_prefix, hash_key, new_legacy_key, new_scoped_key
-from resolvers.auth.scopes import parse_scopes
-from resolvers.billing.plans import PLANS
+from leadline.models.auth import ApiKey, Organisation
+from leadline.models.base import utcnow
+from leadline.models.billing import Subscription
+from leadline.resolvers.auth.cache import invalidate_org
+from leadline.resolvers.auth.keys import display_prefix, hash_key, new_legacy_key, new_scoped_key
+from leadline.resolvers.auth.scopes import parse_scopes
+from leadline.resolvers.billing.plans import PLANS
 
 MAX_ACTIVE_SCOPED_KEYS = 10
 

@@ -10,13 +10,13 @@ import logging
 import time
 from dataclasses import dataclass
 
-from models.auth import ApiKey, Organisation
-from resolvers.auth.cache import CachedAuth, current_org_token
-from resolvers.auth.gate import GateResult
-from resolvers.auth.keys import hash_key, looks_like_key
-from resolvers.billing.plans import plan_for
-from resolvers.context import KeySnapshot, OrgSnapshot, RequestContext, Services
-from resolvers.errors import ApiError
+from leadline.models.auth import ApiKey, Organisation
+from leadline.resolvers.auth.cache import CachedAuth, current_org_token
+from leadline.resolvers.auth.gate import GateResult
+from leadline.resolvers.auth.keys import hash_key, looks_like_key
+from leadline.resolvers.billing.plans import plan_for
+from leadline.resolvers.context import KeySnapshot, OrgSnapshot, RequestContext, Services
+from leadline.resolvers.errors import ApiError
 
 log = logging.getLogger(__name__)
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from resolvers.errors import ApiError
+from leadline.resolvers.errors import ApiError
 
 if TYPE_CHECKING:
-    from resolvers.context import RequestContext
+    from leadline.resolvers.context import RequestContext
 
 SCOPES: frozenset[str] = frozenset({
     "contacts:read", "contacts:write",

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from models.base import utcnow
-from models.billing import Wallet
-from resolvers.auth.admin import AdminError, get_org
+from leadline.models.base import utcnow
+from leadline.models.billing import Wallet
+from leadline.resolvers.auth.admin import AdminError, get_org
 
 
 async def set_wallet(org_raw: str, balance: str, active: bool = True) -> dict:

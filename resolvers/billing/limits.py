@@ -10,10 +10,10 @@ import uuid
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
-from resolvers.billing.plans import plan_for
-from resolvers.billing.usage import count_usage
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
+from leadline.resolvers.billing.plans import plan_for
+from leadline.resolvers.billing.usage import count_usage
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
 
 _LOCK_MS = 10_000
 _RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"

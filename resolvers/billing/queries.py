@@ -4,12 +4,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from models.billing import Payment, Subscription, Wallet
-from resolvers.billing.plans import FEATURES, LIMIT_KEYS, UNTRACKED_LIMITS, Plan, plan_for
-from resolvers.billing.usage import count_usage
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
-from resolvers.pagination import Page, one_of, page_request
+from leadline.models.billing import Payment, Subscription, Wallet
+from leadline.resolvers.billing.plans import FEATURES, LIMIT_KEYS, UNTRACKED_LIMITS, Plan, plan_for
+from leadline.resolvers.billing.usage import count_usage
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.pagination import Page, one_of, page_request
 
 SUBSCRIPTION_STATUSES = ("active", "pending", "past_due", "cancelled", "expired")
 PAYMENT_STATUSES = ("PENDING", "SUCCESS", "FAILED")

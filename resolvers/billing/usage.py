@@ -14,10 +14,10 @@ UsageCounter = Callable[[ObjectId, str], Awaitable[int]]
 
 def _counters() -> dict[str, UsageCounter]:
     # Imported lazily so billing does not import every domain at module load.
-    from resolvers.contacts.counters import count_contacts
-    from resolvers.contacts.fields import count_custom_fields
-    from resolvers.contacts.tags import count_tags
-    from resolvers.templates.queries import count_templates
+    from leadline.resolvers.contacts.counters import count_contacts
+    from leadline.resolvers.contacts.fields import count_custom_fields
+    from leadline.resolvers.contacts.tags import count_tags
+    from leadline.resolvers.templates.queries import count_templates
 
     return {"max_contacts": count_contacts, "max_custom_attributes": count_custom_fields,
             "max_contact_tags": count_tags, "max_templates": count_templates}

@@ -1,10 +1,10 @@
 """Resolving a request's `brandNumber` to the organisation's active chat business account."""
 from __future__ import annotations
 
-from models.channels import ChannelAccount
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
-from resolvers.phones import digits_only
+from leadline.models.channels import ChannelAccount
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.phones import digits_only
 
 
 async def active_chat_account(ctx: RequestContext, brand_number: str | None) -> ChannelAccount:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 
-from models.base import utcnow
-from models.channels import PLATFORMS, ChannelAccount
-from resolvers.auth.admin import AdminError, get_org
-from resolvers.phones import digits_only
+from leadline.models.base import utcnow
+from leadline.models.channels import PLATFORMS, ChannelAccount
+from leadline.resolvers.auth.admin import AdminError, get_org
+from leadline.resolvers.phones import digits_only
 
 REVIEW_STATUSES = ("APPROVED", "PENDING", "REJECTED")
 _PAGE_ID = re.compile(r"^[A-Za-z0-9_.-]{3,64}$")

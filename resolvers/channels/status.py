@@ -5,11 +5,11 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from models.channels import PLATFORMS, ChannelAccount
-from resolvers.providers.base import LiveStatus
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
-from resolvers.phones import digits_only
+from leadline.models.channels import PLATFORMS, ChannelAccount
+from leadline.resolvers.providers.base import LiveStatus
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.phones import digits_only
 
 log = logging.getLogger(__name__)
 LIVE_CHECK_TIMEOUT = 10.0

@@ -14,11 +14,11 @@ from datetime import datetime
 from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
-from models.base import utcnow
-from models.chats import ChatMessage, Conversation
-from models.contacts import Contact
-from resolvers.chats.parse import preview
-from resolvers.context import RequestContext
+from leadline.models.base import utcnow
+from leadline.models.chats import ChatMessage, Conversation
+from leadline.models.contacts import Contact
+from leadline.resolvers.chats.parse import preview
+from leadline.resolvers.context import RequestContext
 
 RECENT_INBOUND = 200
 

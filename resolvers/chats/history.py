@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from models.chats import ChatMessage
-from models.contacts import Contact
-from resolvers.chats.window import Window, window_of
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError, detail, internal_as, validation_error
-from resolvers.phones import digits_only, try_normalize_phone
+from leadline.models.chats import ChatMessage
+from leadline.models.contacts import Contact
+from leadline.resolvers.chats.window import Window, window_of
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError, detail, internal_as, validation_error
+from leadline.resolvers.phones import digits_only, try_normalize_phone
 
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
 _MS = timedelta(milliseconds=1)

@@ -13,14 +13,14 @@ from typing import Any
 
 from pymongo.errors import DuplicateKeyError
 
-from models.channels import ChannelAccount
-from models.chats import ChatMessage
-from models.contacts import Contact
-from resolvers.chats import conversations, parse
-from resolvers.events import emit
-from resolvers.contacts.ensure import ensure_contact
-from resolvers.context import RequestContext
-from resolvers.phones import digits_only, is_bsuid
+from leadline.models.channels import ChannelAccount
+from leadline.models.chats import ChatMessage
+from leadline.models.contacts import Contact
+from leadline.resolvers.chats import conversations, parse
+from leadline.resolvers.events import emit
+from leadline.resolvers.contacts.ensure import ensure_contact
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.phones import digits_only, is_bsuid
 
 log = logging.getLogger("leadline.chats.webhooks")
 

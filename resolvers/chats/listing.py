@@ -8,11 +8,11 @@ matches; the total counts the matches among them.
 """
 from __future__ import annotations
 
-from models.chats import Conversation
-from resolvers.context import RequestContext
-from resolvers.errors import detail, internal_as, validation_error
-from resolvers.pagination import Page, page_request
-from resolvers.phones import digits_only
+from leadline.models.chats import Conversation
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import detail, internal_as, validation_error
+from leadline.resolvers.pagination import Page, page_request
+from leadline.resolvers.phones import digits_only
 
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
 SEARCH_SCAN = 5000

@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from models.auth import Organisation
-from models.channels import ChannelAccount
-from resolvers.context import OrgSnapshot, RequestContext, Services
-from resolvers.phones import digits_only
+from leadline.models.auth import Organisation
+from leadline.models.channels import ChannelAccount
+from leadline.resolvers.context import OrgSnapshot, RequestContext, Services
+from leadline.resolvers.phones import digits_only
 
 log = logging.getLogger("leadline.chats.webhooks")
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from models.base import utcnow
-from models.chats import DELIVERY_ORDER, ChatMessage
-from resolvers.events import emit
-from resolvers.chats.parse import sent_at
-from resolvers.chats.undeliverable import UNDELIVERABLE_CODES, mark_undeliverable
-from resolvers.context import RequestContext
-from resolvers.phones import is_bsuid
+from leadline.models.base import utcnow
+from leadline.models.chats import DELIVERY_ORDER, ChatMessage
+from leadline.resolvers.events import emit
+from leadline.resolvers.chats.parse import sent_at
+from leadline.resolvers.chats.undeliverable import UNDELIVERABLE_CODES, mark_undeliverable
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.phones import is_bsuid
 
 log = logging.getLogger("leadline.chats.webhooks")
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from models.contacts import Contact
-from resolvers.contacts.upsert import update_contact
-from resolvers.context import RequestContext
+from leadline.models.contacts import Contact
+from leadline.resolvers.contacts.upsert import update_contact
+from leadline.resolvers.context import RequestContext
 
 # Cloud API: "Message undeliverable" (the sandbox reports it for national numbers starting with 999).
 UNDELIVERABLE_CODES = frozenset({131026})

@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from resolvers.chats import inbound, statuses
-from resolvers.chats.routing import account_for, org_context
-from resolvers.context import Services
-from resolvers.webhooks.change import WebhookChange
+from leadline.resolvers.chats import inbound, statuses
+from leadline.resolvers.chats.routing import account_for, org_context
+from leadline.resolvers.context import Services
+from leadline.resolvers.webhooks.change import WebhookChange
 
 log = logging.getLogger("leadline.chats.webhooks")
 

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta, timezone
 
 from bson import ObjectId
 
-from models.chats import Conversation
-from resolvers.context import RequestContext
+from leadline.models.chats import Conversation
+from leadline.resolvers.context import RequestContext
 
 WINDOW = timedelta(hours=24)
 

@@ -9,8 +9,8 @@ from bson import ObjectId
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from models.contacts import ContactCounter
-from resolvers.errors import ApiError
+from leadline.models.contacts import ContactCounter
+from leadline.resolvers.errors import ApiError
 
 
 def _collection():

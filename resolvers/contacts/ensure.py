@@ -5,11 +5,11 @@ import logging
 
 import phonenumbers
 
-from models.contacts import Contact
-from resolvers.contacts.upsert import insert_new_contact
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
-from resolvers.phones import digits_only, is_bsuid
+from leadline.models.contacts import Contact
+from leadline.resolvers.contacts.upsert import insert_new_contact
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.phones import digits_only, is_bsuid
 
 log = logging.getLogger("leadline.contacts")
 

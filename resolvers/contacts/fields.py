@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 from pymongo.errors import DuplicateKeyError
 
-from models.base import utcnow
-from models.contacts import CustomField
-from resolvers.billing.limits import within_limit
-from resolvers.context import RequestContext
-from resolvers.contacts.ids import object_id
-from resolvers.errors import ApiError, detail, validation_error
+from leadline.models.base import utcnow
+from leadline.models.contacts import CustomField
+from leadline.resolvers.billing.limits import within_limit
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.contacts.ids import object_id
+from leadline.resolvers.errors import ApiError, detail, validation_error
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from typing import Any
 
 from bson import ObjectId
 
-from resolvers.contacts.fields import FIELD_KEY
-from resolvers.contacts.ids import object_id
-from resolvers.contacts.terms import term
-from resolvers.errors import detail, validation_error
-from resolvers.phones import digits_only
+from leadline.resolvers.contacts.fields import FIELD_KEY
+from leadline.resolvers.contacts.ids import object_id
+from leadline.resolvers.contacts.terms import term
+from leadline.resolvers.errors import detail, validation_error
+from leadline.resolvers.phones import digits_only
 
 STRING_FIELDS = ("phone", "countryCode", "contactName", "email", "platform", "businessName", "city", "state",
                  "postalCode", "country", "source", "lead_category")

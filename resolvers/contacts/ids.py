@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from resolvers.errors import ApiError
+from leadline.resolvers.errors import ApiError
 
 
 def object_id(value: str | None, code: str, what: str) -> ObjectId:

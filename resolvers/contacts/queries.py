@@ -9,13 +9,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from models.contacts import Contact
-from resolvers.context import RequestContext
-from resolvers.contacts import counters, term_counts, windows
-from resolvers.contacts.filters import build_filter
-from resolvers.errors import ApiError
-from resolvers.pagination import Page, PageRequest, page_request
-from resolvers.phones import normalize_phone
+from leadline.models.contacts import Contact
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.contacts import counters, term_counts, windows
+from leadline.resolvers.contacts.filters import build_filter
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.pagination import Page, PageRequest, page_request
+from leadline.resolvers.phones import normalize_phone
 
 LIST_DEFAULT, LIST_MAX = 100, 100
 FILTER_DEFAULT, FILTER_MAX = 50, 500

@@ -4,14 +4,14 @@ from __future__ import annotations
 from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
-from models.base import utcnow
-from models.contacts import Contact, Tag
-from resolvers.billing.limits import within_limit
-from resolvers.context import RequestContext
-from resolvers.contacts import term_counts
-from resolvers.contacts.ids import object_id
-from resolvers.contacts.terms import term
-from resolvers.errors import ApiError, detail, validation_error
+from leadline.models.base import utcnow
+from leadline.models.contacts import Contact, Tag
+from leadline.resolvers.billing.limits import within_limit
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.contacts import term_counts
+from leadline.resolvers.contacts.ids import object_id
+from leadline.resolvers.contacts.terms import term
+from leadline.resolvers.errors import ApiError, detail, validation_error
 
 MAX_TAG_NAME = 64
 

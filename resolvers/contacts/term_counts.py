@@ -15,7 +15,7 @@ from bson import ObjectId
 from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import BulkWriteError
 
-from models.contacts import Contact, ContactTermCount
+from leadline.models.contacts import Contact, ContactTermCount
 
 _DUPLICATE_KEY = 11000
 

@@ -8,18 +8,18 @@ from typing import Any
 import phonenumbers
 from pymongo.errors import DuplicateKeyError
 
-from models.base import utcnow
-from models.contacts import Contact
-from resolvers.billing.limits import limit_of
-from resolvers.context import RequestContext
-from resolvers.contacts import counters, term_counts
-from resolvers.contacts.fields import definitions_by_key
-from resolvers.contacts.tags import existing_tag_ids
-from resolvers.contacts.terms import contact_terms
-from resolvers.contacts.values import coerce_custom_fields
-from resolvers.errors import ApiError, detail, validation_error
-from resolvers.events import emit
-from resolvers.phones import country_code_digits, is_bsuid, normalize_phone
+from leadline.models.base import utcnow
+from leadline.models.contacts import Contact
+from leadline.resolvers.billing.limits import limit_of
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.contacts import counters, term_counts
+from leadline.resolvers.contacts.fields import definitions_by_key
+from leadline.resolvers.contacts.tags import existing_tag_ids
+from leadline.resolvers.contacts.terms import contact_terms
+from leadline.resolvers.contacts.values import coerce_custom_fields
+from leadline.resolvers.errors import ApiError, detail, validation_error
+from leadline.resolvers.events import emit
+from leadline.resolvers.phones import country_code_digits, is_bsuid, normalize_phone
 
 TEXT_FIELDS = ("contactName", "email", "platform", "businessName", "addressLine1", "addressLine2", "city",
                "state", "postalCode", "country", "source", "notes", "lead_category")

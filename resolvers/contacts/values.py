@@ -11,9 +11,9 @@ from datetime import date, datetime, timezone
 from typing import Any
 from urllib.parse import urlparse
 
-from models.contacts import CustomField
-from resolvers.errors import ApiError, detail, validation_error
-from resolvers.phones import try_normalize_phone
+from leadline.models.contacts import CustomField
+from leadline.resolvers.errors import ApiError, detail, validation_error
+from leadline.resolvers.phones import try_normalize_phone
 
 _SPLIT = re.compile(r"[,|;]")
 _TRUE, _FALSE = {"true", "yes", "1", "y", "on"}, {"false", "no", "0", "n", "off"}

@@ -14,8 +14,8 @@ from typing import Any
 
 from bson import ObjectId
 
-from models.contacts import Contact
-from resolvers.contacts import counters, term_counts
+from leadline.models.contacts import Contact
+from leadline.resolvers.contacts import counters, term_counts
 
 # Page 1 reads about this many times the page size; a window that comes back short doubles it.
 OVERSHOOT = 1.5

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlparse
 
-from resolvers.errors import ApiError, detail, validation_error
+from leadline.resolvers.errors import ApiError, detail, validation_error
 
 TYPES: tuple[str, ...] = ("text", "image", "document", "audio", "video")
 # type -> (required, optional) content keys (spec: Chat messaging table).

@@ -7,15 +7,15 @@ from typing import Any
 
 from bson import ObjectId
 
-from models.base import utcnow
-from models.channels import ChannelAccount
-from models.chats import ChatMessage
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
-from resolvers.events import emit
-from resolvers.messaging import sandbox, tier
-from resolvers.messaging.recipients import Recipient, contact_for_send, find_contact
-from resolvers.providers.base import OutboundTemplate, ProviderRejected, SentMessage
+from leadline.models.base import utcnow
+from leadline.models.channels import ChannelAccount
+from leadline.models.chats import ChatMessage
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.events import emit
+from leadline.resolvers.messaging import sandbox, tier
+from leadline.resolvers.messaging.recipients import Recipient, contact_for_send, find_contact
+from leadline.resolvers.providers.base import OutboundTemplate, ProviderRejected, SentMessage
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def provider_error(exc: ProviderRejected) -> ApiError:
 
 async def check_window(ctx: RequestContext, account: ChannelAccount, recipient: Recipient) -> Any:
     """SERVICE_WINDOW_CLOSED (409) unless the recipient wrote to this number in the last 24 hours."""
-    from resolvers.chats.window import window_of
+    from leadline.resolvers.chats.window import window_of
 
     contact = await find_contact(ctx, recipient)
     window = await window_of(ctx, contact.id, account.number) if contact is not None else None
@@ -62,7 +62,7 @@ async def check_window(ctx: RequestContext, account: ChannelAccount, recipient: 
 async def deliver(ctx: RequestContext, account: ChannelAccount, prepared: PreparedSend, *,
                   schedule_id: ObjectId | None = None, message_id: ObjectId | None = None) -> ChatMessage:
     """Send now. `message_id` lets a schedule fix its message's id before the provider is called."""
-    from resolvers.chats.conversations import note_outbound
+    from leadline.resolvers.chats.conversations import note_outbound
 
     services = ctx.services
     recipient = prepared.recipient

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.contacts import Contact
-from resolvers.contacts.ensure import ensure_contact
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
-from resolvers.phones import is_bsuid, normalize_phone
+from leadline.models.contacts import Contact
+from leadline.resolvers.contacts.ensure import ensure_contact
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.phones import is_bsuid, normalize_phone
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ import time
 from datetime import timedelta
 from typing import Any
 
-from models.channels import ChannelAccount
-from resolvers.context import Services
-from resolvers.messaging.recipients import Recipient
-from resolvers.providers.base import SentMessage
+from leadline.models.channels import ChannelAccount
+from leadline.resolvers.context import Services
+from leadline.resolvers.messaging.recipients import Recipient
+from leadline.resolvers.providers.base import SentMessage
 
 log = logging.getLogger("leadline.messaging")
 STATUS_JOB = "sandbox_message_status"
@@ -78,7 +78,7 @@ async def _enqueue(services: Services, account: dict[str, Any], wamid: str, reci
 async def report_status(services: Services, account: dict[str, Any], wamid: str, recipient: dict[str, Any],
                         steps: list[list[Any]], index: int) -> dict[str, int]:
     """Ingest step `index` as a provider webhook, then schedule the next one."""
-    from resolvers.webhooks.dispatch import ingest
+    from leadline.resolvers.webhooks.dispatch import ingest
 
     status, error_code, error_title = steps[index]
     outcomes = dict(await ingest(services, status_payload(account, wamid, recipient, status, error_code, error_title)))

@@ -13,20 +13,20 @@ from typing import Any
 
 from bson import ObjectId
 
-from models.auth import Organisation
-from models.base import utcnow
-from models.channels import ChannelAccount
-from models.chats import ChatMessage
-from models.messaging import SCHEDULE_STATUSES, ScheduledMessage
-from models.templates import MessageTemplate
-from resolvers.channels.accounts import active_chat_account
-from resolvers.context import OrgSnapshot, RequestContext, Services
-from resolvers.errors import ApiError
-from resolvers.messaging.deliver import PreparedSend, deliver
-from resolvers.messaging.recipients import stored_recipient
-from resolvers.messaging.templates import is_sendable
-from resolvers.pagination import Page, one_of, page_request
-from resolvers.providers.base import OutboundTemplate
+from leadline.models.auth import Organisation
+from leadline.models.base import utcnow
+from leadline.models.channels import ChannelAccount
+from leadline.models.chats import ChatMessage
+from leadline.models.messaging import SCHEDULE_STATUSES, ScheduledMessage
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.channels.accounts import active_chat_account
+from leadline.resolvers.context import OrgSnapshot, RequestContext, Services
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.messaging.deliver import PreparedSend, deliver
+from leadline.resolvers.messaging.recipients import stored_recipient
+from leadline.resolvers.messaging.templates import is_sendable
+from leadline.resolvers.pagination import Page, one_of, page_request
+from leadline.resolvers.providers.base import OutboundTemplate
 
 log = logging.getLogger("leadline.messaging")
 DISPATCH_JOB = "dispatch_scheduled_message"

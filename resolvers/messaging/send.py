@@ -6,19 +6,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from models.chats import ChatMessage
-from models.messaging import ScheduledMessage
-from resolvers.channels.accounts import active_chat_account
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
-from resolvers.messaging import schedules
-from resolvers.messaging.content import preview, validate_content
-from resolvers.messaging.deliver import PreparedSend, deliver
-from resolvers.messaging.recipients import parse_recipient
-from resolvers.messaging.requests import MessageSendRequest, TemplateSendRequest
-from resolvers.messaging.templates import build_outbound, rendered_text, sendable_template, template_ref
-from resolvers.messaging.timing import schedule_time
-from resolvers.phones import digits_only
+from leadline.models.chats import ChatMessage
+from leadline.models.messaging import ScheduledMessage
+from leadline.resolvers.channels.accounts import active_chat_account
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.messaging import schedules
+from leadline.resolvers.messaging.content import preview, validate_content
+from leadline.resolvers.messaging.deliver import PreparedSend, deliver
+from leadline.resolvers.messaging.recipients import parse_recipient
+from leadline.resolvers.messaging.requests import MessageSendRequest, TemplateSendRequest
+from leadline.resolvers.messaging.templates import build_outbound, rendered_text, sendable_template, template_ref
+from leadline.resolvers.messaging.timing import schedule_time
+from leadline.resolvers.phones import digits_only
 
 
 @dataclass(frozen=True)

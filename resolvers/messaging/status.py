@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import asyncio
 
-from models.channels import ChannelAccount
-from models.chats import ChatMessage
-from resolvers.channels.accounts import active_chat_account
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError, detail, validation_error
+from leadline.models.channels import ChannelAccount
+from leadline.models.chats import ChatMessage
+from leadline.resolvers.channels.accounts import active_chat_account
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError, detail, validation_error
 
 
 async def _find(ctx: RequestContext, message_id: str, account: ChannelAccount) -> ChatMessage | None:

@@ -6,12 +6,12 @@ from typing import Any
 
 from bson import ObjectId
 
-from models.templates import UNSENDABLE_PROVIDER_STATUSES, VARIABLE, MessageTemplate
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError, detail
-from resolvers.messaging.content import is_http_url
-from resolvers.messaging.requests import TemplateSendRequest
-from resolvers.providers.base import OutboundTemplate
+from leadline.models.templates import UNSENDABLE_PROVIDER_STATUSES, VARIABLE, MessageTemplate
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError, detail
+from leadline.resolvers.messaging.content import is_http_url
+from leadline.resolvers.messaging.requests import TemplateSendRequest
+from leadline.resolvers.providers.base import OutboundTemplate
 
 DEFAULT_LANGUAGE = "en"
 OTP_MAX = 15  # the Cloud API's one-time-password length cap

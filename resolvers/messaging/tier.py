@@ -9,9 +9,9 @@ import math
 import time
 from dataclasses import dataclass
 
-from models.channels import ChannelAccount
-from resolvers.context import Services
-from resolvers.errors import ApiError
+from leadline.models.channels import ChannelAccount
+from leadline.resolvers.context import Services
+from leadline.resolvers.errors import ApiError
 
 WINDOW_MS = 24 * 3600 * 1000
 # ChannelAccount.messaging_tier -> unique recipients per 24 h (None = unlimited). The field notes'

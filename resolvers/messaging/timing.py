@@ -4,8 +4,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from models.base import utcnow
-from resolvers.errors import ApiError, detail, validation_error
+from leadline.models.base import utcnow
+from leadline.resolvers.errors import ApiError, detail, validation_error
 
 DEFAULT_TIMEZONE = "UTC"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from models.channels import ChannelAccount
+from leadline.models.channels import ChannelAccount
 
 LIVE_STATUSES = ("connected", "token_expired", "permission_denied", "not_configured", "missing_credentials",
                  "error", "unknown")

@@ -13,9 +13,9 @@ from typing import Any
 
 import aiohttp
 
-from models.channels import ChannelAccount
-from resolvers.phones import is_bsuid
-from resolvers.providers.base import (
+from leadline.models.channels import ChannelAccount
+from leadline.resolvers.phones import is_bsuid
+from leadline.resolvers.providers.base import (
     LiveStatus,
     MediaUpload,
     MediaUploadFailed,

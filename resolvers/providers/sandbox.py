@@ -15,8 +15,8 @@ from typing import Any
 
 import phonenumbers
 
-from models.channels import ChannelAccount
-from resolvers.providers.base import (
+from leadline.models.channels import ChannelAccount
+from leadline.resolvers.providers.base import (
     LiveStatus,
     MediaUpload,
     OutboundTemplate,

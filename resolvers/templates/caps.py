@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 
-from resolvers.context import Services
-from resolvers.errors import ApiError
+from leadline.resolvers.context import Services
+from leadline.resolvers.errors import ApiError
 
 PER_MINUTE, PER_DAY = 2, 30
 MINUTE_US, DAY_US = 60 * 1_000_000, 86_400 * 1_000_000

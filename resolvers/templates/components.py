@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from resolvers.templates.request import AuthRequest, ButtonRequest, HeaderRequest, TemplateRequest
+from leadline.resolvers.templates.request import AuthRequest, ButtonRequest, HeaderRequest, TemplateRequest
 
 
 def build_components(req: TemplateRequest, media_handle: str | None = None) -> list[dict[str, Any]]:

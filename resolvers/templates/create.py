@@ -10,25 +10,25 @@ import logging
 
 from bson import ObjectId
 
-from models.channels import ChannelAccount
-from models.templates import MessageTemplate
-from resolvers.billing.limits import within_limit
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError, detail, internal_as
-from resolvers.channels.accounts import active_chat_account
-from resolvers.providers.base import (
+from leadline.models.channels import ChannelAccount
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.billing.limits import within_limit
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError, detail, internal_as
+from leadline.resolvers.channels.accounts import active_chat_account
+from leadline.resolvers.providers.base import (
     MediaUploadFailed,
     ProviderAdapter,
     ProviderRejected,
     SubmittedTemplate,
     TemplateSubmission,
 )
-from resolvers.templates.caps import take_submission_slot
-from resolvers.templates.components import build_components
-from resolvers.templates.media import MediaFetchFailed, fetch_media
-from resolvers.templates.request import HeaderRequest, TemplateRequest
-from resolvers.templates.review import schedule_sandbox_review
-from resolvers.templates.validation import validate
+from leadline.resolvers.templates.caps import take_submission_slot
+from leadline.resolvers.templates.components import build_components
+from leadline.resolvers.templates.media import MediaFetchFailed, fetch_media
+from leadline.resolvers.templates.request import HeaderRequest, TemplateRequest
+from leadline.resolvers.templates.review import schedule_sandbox_review
+from leadline.resolvers.templates.validation import validate
 
 log = logging.getLogger("leadline.templates")
 

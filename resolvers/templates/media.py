@@ -16,7 +16,7 @@ from aiohttp.abc import AbstractResolver
 from aiohttp.resolver import DefaultResolver
 
 from leadline.config import Settings
-from resolvers.providers.base import MediaUpload
+from leadline.resolvers.providers.base import MediaUpload
 
 # What the Cloud API accepts as a template header sample, per format.
 ACCEPTED_TYPES = {

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 
-from models.templates import CATEGORIES, STATUSES, MessageTemplate
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError, internal_as
-from resolvers.pagination import one_of
+from leadline.models.templates import CATEGORIES, STATUSES, MessageTemplate
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError, internal_as
+from leadline.resolvers.pagination import one_of
 
 _DIGITS = re.compile(r"^\d{1,32}$")
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from bson import ObjectId
 
-from models.base import utcnow
-from models.templates import CATEGORIES, MessageTemplate
-from resolvers.context import Services
-from resolvers.webhooks.change import WebhookChange
+from leadline.models.base import utcnow
+from leadline.models.templates import CATEGORIES, MessageTemplate
+from leadline.resolvers.context import Services
+from leadline.resolvers.webhooks.change import WebhookChange
 
 log = logging.getLogger("leadline.templates.review")
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from models.templates import CATEGORIES, MEDIA_FORMATS
-from resolvers.errors import detail
-from resolvers.templates.request import AuthRequest, ButtonRequest, HeaderRequest, TemplateRequest
+from leadline.models.templates import CATEGORIES, MEDIA_FORMATS
+from leadline.resolvers.errors import detail
+from leadline.resolvers.templates.request import AuthRequest, ButtonRequest, HeaderRequest, TemplateRequest
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,511}$")
 # Cloud API language codes: `en`, `fil`, `en_US`, `pt_BR`. The provider holds the exact list.

@@ -21,9 +21,9 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
-from resolvers.context import Services
-from resolvers.webhooks.change import WebhookChange
-from resolvers.webhooks.handlers import HANDLERS, QUEUED_FIELDS
+from leadline.resolvers.context import Services
+from leadline.resolvers.webhooks.change import WebhookChange
+from leadline.resolvers.webhooks.handlers import HANDLERS, QUEUED_FIELDS
 
 log = logging.getLogger("leadline.webhooks")
 JOB = "chatapp_webhook_change"

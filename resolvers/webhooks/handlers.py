@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Awaitable, Callable
 
-from resolvers.chats.webhook import on_messages
-from resolvers.context import Services
-from resolvers.templates import review
-from resolvers.webhooks.change import WebhookChange
+from leadline.resolvers.chats.webhook import on_messages
+from leadline.resolvers.context import Services
+from leadline.resolvers.templates import review
+from leadline.resolvers.webhooks.change import WebhookChange
 
 Handler = Callable[[Services, WebhookChange], Awaitable[str]]
 

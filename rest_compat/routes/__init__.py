@@ -1,6 +1,6 @@
 """The route table: every /v2.0 route of every domain."""
-from rest_compat.routes import billing, channels, chats, contacts, messaging, templates
-from rest_compat.table import Route
+from leadline.rest_compat.routes import billing, channels, chats, contacts, messaging, templates
+from leadline.rest_compat.table import Route
 
 ROUTES: list[Route] = [*billing.ROUTES, *channels.ROUTES, *contacts.ROUTES, *templates.ROUTES, *messaging.ROUTES,
                       *chats.ROUTES]

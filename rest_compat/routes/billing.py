@@ -1,7 +1,7 @@
 """Billing and account routes (spec: Endpoints → Billing and account)."""
 from __future__ import annotations
 
-from rest_compat.table import Reply, Route, spread
+from leadline.rest_compat.table import Reply, Route, spread
 
 PAGINATION = "pagination { page limit total totalPages hasNext }"
 SUBSCRIPTION = """subscriptionId plan { id name } billingCycle status paymentStatus startDate endDate amountPaid

@@ -1,7 +1,7 @@
 """Channel routes (spec: Endpoints → Channels)."""
 from __future__ import annotations
 
-from rest_compat.table import Route, spread
+from leadline.rest_compat.table import Route, spread
 
 LIVE = """live { liveStatus phoneNumber { verified_name quality_rating status }
                  phoneNumberError { httpStatus providerErrorCode providerErrorSubcode message } }"""

@@ -1,7 +1,7 @@
 """Chats routes (spec: Endpoints → Chats)."""
 from __future__ import annotations
 
-from rest_compat.table import Reply, Route, spread
+from leadline.rest_compat.table import Reply, Route, spread
 
 MESSAGE = """messageId cmid direction status type text media { url type } components
              reactions { emoji from direction createdAt } campaignId cost { amount currency category }

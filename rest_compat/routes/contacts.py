@@ -1,7 +1,7 @@
 """Contacts, custom field and tag routes (spec: Endpoints → Contacts)."""
 from __future__ import annotations
 
-from rest_compat.table import Reply, Route, spread
+from leadline.rest_compat.table import Reply, Route, spread
 
 PAGINATION = "pagination { page limit total totalPages hasNext }"
 CONTACT = """_id phone bsuid countryCode contactName email platform businessName addressLine1 addressLine2 city

@@ -1,7 +1,7 @@
 """Chat messaging and scheduled-message routes (spec: Endpoints → Chat messaging, Scheduled messages)."""
 from __future__ import annotations
 
-from rest_compat.table import Reply, Route, spread
+from leadline.rest_compat.table import Reply, Route, spread
 
 PAGINATION = "pagination { page limit total totalPages hasNext }"
 SEND = "scheduled messageId status scheduleId scheduledAt timezone recipient type template { name id language }"

@@ -1,7 +1,7 @@
 """Template routes (spec: Endpoints → Templates). Error bodies of this group carry `error: true`."""
 from __future__ import annotations
 
-from rest_compat.table import ERROR_MARKER, Route, spread
+from leadline.rest_compat.table import ERROR_MARKER, Route, spread
 
 TEMPLATE = "_id templateId name language category status quality_score rejectedReason components brandNumber " \
            "createdAt updatedAt"

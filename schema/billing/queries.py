@@ -4,10 +4,10 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.billing import queries
-from schema.billing.types import PaymentRow, PlanOverview, SubscriptionRow, WalletBalance
-from schema.common import Paged, paged
-from schema.permissions import needs
+from leadline.resolvers.billing import queries
+from leadline.schema.billing.types import PaymentRow, PlanOverview, SubscriptionRow, WalletBalance
+from leadline.schema.common import Paged, paged
+from leadline.schema.permissions import needs
 
 
 @strawberry.type

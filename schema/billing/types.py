@@ -5,9 +5,9 @@ from datetime import datetime
 
 import strawberry
 
-from models.billing import Payment, Subscription, Wallet
-from resolvers.billing import queries
-from schema.common import money
+from leadline.models.billing import Payment, Subscription, Wallet
+from leadline.resolvers.billing import queries
+from leadline.schema.common import money
 
 
 @strawberry.type

@@ -4,9 +4,9 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.channels import status
-from schema.channels.types import ChannelStatusResult
-from schema.permissions import needs
+from leadline.resolvers.channels import status
+from leadline.schema.channels.types import ChannelStatusResult
+from leadline.schema.permissions import needs
 
 
 @strawberry.type

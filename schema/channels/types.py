@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import strawberry
 
-from resolvers.providers.base import LiveStatus
-from resolvers.channels.status import ChannelHealth, ChannelStatusReport
+from leadline.resolvers.providers.base import LiveStatus
+from leadline.resolvers.channels.status import ChannelHealth, ChannelStatusReport
 
 
 @strawberry.type

@@ -4,9 +4,9 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.chats import history, listing
-from schema.chats.types import ChatHistory, ConversationPage
-from schema.permissions import needs
+from leadline.resolvers.chats import history, listing
+from leadline.schema.chats.types import ChatHistory, ConversationPage
+from leadline.schema.permissions import needs
 
 
 @strawberry.type

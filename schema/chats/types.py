@@ -6,13 +6,13 @@ from typing import Any
 
 import strawberry
 
-from models.chats import ChatMessage, Conversation
-from models.contacts import Contact
-from resolvers.chats.history import History
-from resolvers.chats.window import Window
-from resolvers.pagination import Page
-from schema.common import Pagination, money
-from schema.scalars import JSON
+from leadline.models.chats import ChatMessage, Conversation
+from leadline.models.contacts import Contact
+from leadline.resolvers.chats.history import History
+from leadline.resolvers.chats.window import Window
+from leadline.resolvers.pagination import Page
+from leadline.schema.common import Pagination, money
+from leadline.schema.scalars import JSON
 
 
 @strawberry.type

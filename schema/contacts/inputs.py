@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import strawberry
 
-from resolvers.contacts.upsert import ContactWrite
-from schema.scalars import JSON
+from leadline.resolvers.contacts.upsert import ContactWrite
+from leadline.schema.scalars import JSON
 
 
 @strawberry.input

@@ -4,14 +4,14 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.contacts import fields, queries, tags, upsert
-from schema.common import Listed, listed
-from schema.contacts.inputs import (ContactCustomFieldInput, ContactCustomFieldUpdateInput, ContactFilterInput,
+from leadline.resolvers.contacts import fields, queries, tags, upsert
+from leadline.schema.common import Listed, listed
+from leadline.schema.contacts.inputs import (ContactCustomFieldInput, ContactCustomFieldUpdateInput, ContactFilterInput,
                                     ContactInput, ContactPhoneInput, ContactTagInput)
-from schema.contacts.types import (ContactCustomField, ContactCustomFieldDeleted,
+from leadline.schema.contacts.types import (ContactCustomField, ContactCustomFieldDeleted,
                                    ContactFieldList, ContactPage, ContactTag, ContactTagDeleted,
                                    ContactType, ContactUpsert)
-from schema.permissions import needs
+from leadline.schema.permissions import needs
 
 
 @strawberry.type

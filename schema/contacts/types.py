@@ -6,12 +6,12 @@ from typing import Annotated, Union
 
 import strawberry
 
-from models.contacts import Contact, CustomField, Tag
-from resolvers.contacts.fields import CHOICE_TYPES, BuiltinField, FieldListing
-from resolvers.contacts.upsert import UpsertResult
-from resolvers.pagination import Page
-from schema.common import Pagination
-from schema.scalars import JSON
+from leadline.models.contacts import Contact, CustomField, Tag
+from leadline.resolvers.contacts.fields import CHOICE_TYPES, BuiltinField, FieldListing
+from leadline.resolvers.contacts.upsert import UpsertResult
+from leadline.resolvers.pagination import Page
+from leadline.schema.common import Pagination
+from leadline.schema.scalars import JSON
 
 
 @strawberry.type(name="Contact")

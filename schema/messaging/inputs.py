@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import strawberry
 
-from resolvers.messaging.requests import MessageSendRequest, TemplateSendRequest
-from schema.scalars import JSON
+from leadline.resolvers.messaging.requests import MessageSendRequest, TemplateSendRequest
+from leadline.schema.scalars import JSON
 
 
 @strawberry.input

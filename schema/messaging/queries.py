@@ -4,12 +4,12 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.messaging import schedules, send
-from resolvers.messaging.status import message_status
-from schema.common import Paged, paged
-from schema.messaging.inputs import SendMessageInput, SendTemplateInput
-from schema.messaging.types import MessageStatus, ScheduledMessageType, SendResult
-from schema.permissions import needs
+from leadline.resolvers.messaging import schedules, send
+from leadline.resolvers.messaging.status import message_status
+from leadline.schema.common import Paged, paged
+from leadline.schema.messaging.inputs import SendMessageInput, SendTemplateInput
+from leadline.schema.messaging.types import MessageStatus, ScheduledMessageType, SendResult
+from leadline.schema.permissions import needs
 
 
 @strawberry.type

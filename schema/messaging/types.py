@@ -5,10 +5,10 @@ from datetime import datetime
 
 import strawberry
 
-from models.chats import ChatMessage
-from models.messaging import ScheduledMessage
-from resolvers.messaging.send import SendOutcome
-from schema.scalars import JSON
+from leadline.models.chats import ChatMessage
+from leadline.models.messaging import ScheduledMessage
+from leadline.resolvers.messaging.send import SendOutcome
+from leadline.schema.scalars import JSON
 
 
 @strawberry.type

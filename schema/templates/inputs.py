@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import strawberry
 
-from resolvers.templates import request as r
-from schema.scalars import JSON
+from leadline.resolvers.templates import request as r
+from leadline.schema.scalars import JSON
 
 
 @strawberry.input

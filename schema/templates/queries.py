@@ -4,10 +4,10 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from resolvers.templates import create, queries
-from schema.permissions import needs
-from schema.templates.inputs import CreateTemplateInput
-from schema.templates.types import MessageTemplateType, TemplateCreated, TemplateListResult
+from leadline.resolvers.templates import create, queries
+from leadline.schema.permissions import needs
+from leadline.schema.templates.inputs import CreateTemplateInput
+from leadline.schema.templates.types import MessageTemplateType, TemplateCreated, TemplateListResult
 
 
 @strawberry.type

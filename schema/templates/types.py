@@ -5,9 +5,9 @@ from datetime import datetime
 
 import strawberry
 
-from models.templates import MessageTemplate
-from resolvers.templates.queries import TemplateDetail, TemplateList
-from schema.scalars import JSON
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.templates.queries import TemplateDetail, TemplateList
+from leadline.schema.scalars import JSON
 
 
 @strawberry.type

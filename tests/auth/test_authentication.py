@@ -9,11 +9,11 @@ from redis.asyncio import Redis
 
 from leadline.app import create_app
 from leadline.app_keys import SERVICES
-from models.auth import ApiKey, Organisation
-from resolvers.auth import admin
-from resolvers.auth.gate import RateGate
-from resolvers.context import RequestContext
-from resolvers.errors import ApiError
+from leadline.models.auth import ApiKey, Organisation
+from leadline.resolvers.auth import admin
+from leadline.resolvers.auth.gate import RateGate
+from leadline.resolvers.context import RequestContext
+from leadline.resolvers.errors import ApiError
 from tests.helpers import Api, assert_error, make_tenant
 
 PLAN = "/v2.0/billing/plan"

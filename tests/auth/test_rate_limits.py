@@ -6,7 +6,7 @@ import time
 
 from bson import ObjectId
 
-from models.auth import ApiKey
+from leadline.models.auth import ApiKey
 from tests.helpers import assert_error, make_tenant
 
 PLAN = "/v2.0/billing/plan"

@@ -6,10 +6,10 @@ from decimal import Decimal
 
 from bson import ObjectId
 
-from models.base import utcnow
-from models.billing import Payment, PaymentTax, Subscription
-from resolvers.billing.admin import set_wallet
-from resolvers.billing.plans import PLANS
+from leadline.models.base import utcnow
+from leadline.models.billing import Payment, PaymentTax, Subscription
+from leadline.resolvers.billing.admin import set_wallet
+from leadline.resolvers.billing.plans import PLANS
 from tests.helpers import assert_error, make_tenant
 
 SUBS, PAYS, WALLET = "/v2.0/billing/subscriptions", "/v2.0/billing/payments", "/v2.0/account/wallet/balance"

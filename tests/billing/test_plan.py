@@ -1,5 +1,5 @@
 """GET /v2.0/billing/plan through HTTP."""
-from resolvers.billing.plans import LIMIT_KEYS
+from leadline.resolvers.billing.plans import LIMIT_KEYS
 
 
 async def test_plan_lists_every_limit_key_and_feature(api, tenant):

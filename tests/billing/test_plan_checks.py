@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 from bson import ObjectId
 
-from resolvers.billing.limits import check_limit, require_feature
-from resolvers.context import OrgSnapshot, RequestContext
-from resolvers.errors import ApiError
-from rest_compat.envelope import error_body
-from rest_compat.table import SUCCESS_MARKER
+from leadline.resolvers.billing.limits import check_limit, require_feature
+from leadline.resolvers.context import OrgSnapshot, RequestContext
+from leadline.resolvers.errors import ApiError
+from leadline.rest_compat.envelope import error_body
+from leadline.rest_compat.table import SUCCESS_MARKER
 
 
 def _ctx(services, plan: str) -> RequestContext:

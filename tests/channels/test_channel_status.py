@@ -6,7 +6,7 @@ import pytest
 from aiohttp import web
 
 from leadline.app import create_app
-from resolvers.channels.admin import connect_channel
+from leadline.resolvers.channels.admin import connect_channel
 from tests.helpers import Api, assert_error, make_tenant
 
 STATUS = "/v2.0/channels/status"

@@ -2,7 +2,7 @@
 import pytest
 from bson import ObjectId
 
-from models.contacts import ContactCounter
+from leadline.models.contacts import ContactCounter
 
 from tests.chats.support import BRAND, PHONE_NUMBER_ID
 from tests.templates.support import connect_brand, template_settings

@@ -7,7 +7,7 @@ from typing import Any
 
 from bson import ObjectId
 
-from models.chats import ChatMessage
+from leadline.models.chats import ChatMessage
 from tests.templates.support import BRAND, signed
 
 PHONE_NUMBER_ID = "106540352242922"

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from bson import ObjectId
 
-from models.chats import ChatMessage, Conversation
+from leadline.models.chats import ChatMessage, Conversation
 from tests.chats.support import BRAND, CUSTOMER
 from tests.helpers import assert_error, make_tenant
 

@@ -5,8 +5,8 @@ import time
 
 from bson import ObjectId
 
-from models.chats import ChatMessage, Conversation
-from models.events import DomainEvent
+from leadline.models.chats import ChatMessage, Conversation
+from leadline.models.events import DomainEvent
 from tests.chats.support import BRAND, CUSTOMER, deliver, inbound, outbound, post, wamid
 
 

@@ -6,10 +6,10 @@ from datetime import datetime, timezone
 import pytest
 from bson import ObjectId
 
-from models.channels import ChannelAccount
-from models.chats import ChatMessage, Conversation
-from models.contacts import Contact
-from resolvers.chats.listing import SORT
+from leadline.models.channels import ChannelAccount
+from leadline.models.chats import ChatMessage, Conversation
+from leadline.models.contacts import Contact
+from leadline.resolvers.chats.listing import SORT
 from tests.helpers import winning_plan
 
 NOW = datetime.now(timezone.utc)

@@ -5,8 +5,8 @@ import logging
 
 from bson import ObjectId
 
-from models.chats import ChatMessage, Conversation
-from models.contacts import Contact
+from leadline.models.chats import ChatMessage, Conversation
+from leadline.models.contacts import Contact
 from tests.chats.support import BRAND, CUSTOMER, deliver, inbound, outbound, status
 from tests.helpers import make_tenant
 from tests.templates.support import connect_brand
@@ -53,7 +53,7 @@ async def test_a_number_connected_twice_without_a_provider_id_is_routed_nowhere(
 
 
 async def test_an_inactive_account_receives_nothing(api, tenant, brand, run_worker):
-    from models.channels import ChannelAccount
+    from leadline.models.channels import ChannelAccount
 
     account = await ChannelAccount.find_one_in(ObjectId(tenant.org_id), {"platform": "chatapp", "number": BRAND})
     account.is_active = False

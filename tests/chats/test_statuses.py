@@ -7,11 +7,11 @@ import pytest
 from arq.worker import Retry
 from bson import ObjectId
 
-from jobs.webhooks import chatapp_webhook_change
-from models.chats import ChatMessage
-from models.contacts import Contact
-from models.events import DomainEvent
-from resolvers.webhooks.dispatch import changes_of, ingest
+from leadline.jobs.webhooks import chatapp_webhook_change
+from leadline.models.chats import ChatMessage
+from leadline.models.contacts import Contact
+from leadline.models.events import DomainEvent
+from leadline.resolvers.webhooks.dispatch import changes_of, ingest
 from tests.chats.support import CUSTOMER, deliver, outbound, status
 
 UNDELIVERABLE = [{"code": 131026, "title": "Message undeliverable", "message": "Message undeliverable",

@@ -5,8 +5,8 @@ from collections import Counter
 
 from bson import ObjectId
 
-from models.contacts import Contact, ContactTermCount
-from resolvers.context import OrgSnapshot, RequestContext
+from leadline.models.contacts import Contact, ContactTermCount
+from leadline.resolvers.context import OrgSnapshot, RequestContext
 
 
 async def make_field(api, key: str, **body) -> dict:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from models.contacts import Contact, ContactCounter
-from models.events import DomainEvent
-from resolvers.contacts.ensure import ensure_contact
-from resolvers.context import OrgSnapshot, RequestContext
+from leadline.models.contacts import Contact, ContactCounter
+from leadline.models.events import DomainEvent
+from leadline.resolvers.contacts.ensure import ensure_contact
+from leadline.resolvers.context import OrgSnapshot, RequestContext
 
 
 def _ctx(services, org_id: str, plan: str = "business") -> RequestContext:

@@ -1,5 +1,5 @@
 """GET /v2.0/contacts/fields and the custom field definitions CRUD."""
-from resolvers.contacts.fields import BUILTIN_FIELDS
+from leadline.resolvers.contacts.fields import BUILTIN_FIELDS
 from tests.contacts.helpers import make_field, upsert
 from tests.helpers import assert_error
 

@@ -3,14 +3,14 @@ import math
 
 from bson import ObjectId
 
-from models.contacts import ContactTermCount
-from resolvers.contacts import counters, term_counts, windows
-from resolvers.contacts.filters import build_filter
-from resolvers.contacts.queries import aggregate_page, filter_contacts
-from resolvers.contacts.tags import delete_tag
-from resolvers.contacts.terms import term
-from resolvers.contacts.upsert import ContactWrite, upsert_contact
-from resolvers.pagination import PageRequest
+from leadline.models.contacts import ContactTermCount
+from leadline.resolvers.contacts import counters, term_counts, windows
+from leadline.resolvers.contacts.filters import build_filter
+from leadline.resolvers.contacts.queries import aggregate_page, filter_contacts
+from leadline.resolvers.contacts.tags import delete_tag
+from leadline.resolvers.contacts.terms import term
+from leadline.resolvers.contacts.upsert import ContactWrite, upsert_contact
+from leadline.resolvers.pagination import PageRequest
 from tests.contacts.helpers import make_field, make_tag, org_id, system_ctx
 
 N = 300

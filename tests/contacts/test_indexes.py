@@ -1,7 +1,7 @@
 """The queries the scale target depends on use an index (SecantusDB `explain`), and give the right rows."""
-from models.contacts import Contact, ContactTermCount
-from resolvers.contacts.filters import build_filter
-from resolvers.contacts.terms import term
+from leadline.models.contacts import Contact, ContactTermCount
+from leadline.resolvers.contacts.filters import build_filter
+from leadline.resolvers.contacts.terms import term
 from tests.contacts.helpers import make_field, make_tag, org_id, upsert
 from tests.helpers import winning_plan
 

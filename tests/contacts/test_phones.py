@@ -1,8 +1,8 @@
 """resolvers/phones.py, which the messaging domain reuses: normalisation, validation, BSUIDs."""
 import pytest
 
-from resolvers.errors import ApiError
-from resolvers.phones import is_bsuid, normalize_phone, try_normalize_phone
+from leadline.resolvers.errors import ApiError
+from leadline.resolvers.phones import is_bsuid, normalize_phone, try_normalize_phone
 
 
 @pytest.mark.parametrize("raw, code, expected", [

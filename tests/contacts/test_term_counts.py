@@ -4,12 +4,12 @@ import asyncio
 from bson import ObjectId
 
 
-from jobs.contacts import recount_all_contact_terms
-from models.contacts import ContactTermCount
-from resolvers.chats.undeliverable import mark_undeliverable
-from resolvers.contacts import term_counts
-from resolvers.contacts.ensure import ensure_contact
-from resolvers.contacts.terms import term
+from leadline.jobs.contacts import recount_all_contact_terms
+from leadline.models.contacts import ContactTermCount
+from leadline.resolvers.chats.undeliverable import mark_undeliverable
+from leadline.resolvers.contacts import term_counts
+from leadline.resolvers.contacts.ensure import ensure_contact
+from leadline.resolvers.contacts.terms import term
 from tests.contacts.helpers import (make_field, make_tag, org_id, stored_term_counts, system_ctx,
                                     term_counts_of_contacts, upsert)
 from tests.helpers import make_tenant

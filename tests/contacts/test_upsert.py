@@ -1,6 +1,6 @@
 """POST /v2.0/contacts: upsert by phone, normalisation, custom value coercion, tags, the created event."""
-from models.contacts import ContactCounter
-from models.events import DomainEvent
+from leadline.models.contacts import ContactCounter
+from leadline.models.events import DomainEvent
 from tests.contacts.helpers import make_field, make_tag, org_id, upsert
 from tests.helpers import assert_error
 

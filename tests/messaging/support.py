@@ -6,10 +6,10 @@ from typing import Any
 
 from bson import ObjectId
 
-from models.chats import ChatMessage
-from models.messaging import ScheduledMessage
-from models.templates import MessageTemplate
-from resolvers.webhooks.dispatch import ingest
+from leadline.models.chats import ChatMessage
+from leadline.models.messaging import ScheduledMessage
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.webhooks.dispatch import ingest
 from tests.templates.support import BRAND
 
 PHONE = "14155552671"

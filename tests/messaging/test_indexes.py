@@ -6,10 +6,10 @@ from datetime import datetime, timezone
 import pytest
 from bson import ObjectId
 
-from models.chats import ChatMessage
-from models.contacts import Contact
-from models.messaging import ScheduledMessage
-from models.templates import MessageTemplate
+from leadline.models.chats import ChatMessage
+from leadline.models.contacts import Contact
+from leadline.models.messaging import ScheduledMessage
+from leadline.models.templates import MessageTemplate
 from tests.helpers import winning_plan
 
 NOW = datetime.now(timezone.utc)

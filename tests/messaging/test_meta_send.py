@@ -9,9 +9,9 @@ import pytest
 from aiohttp import web
 from bson import ObjectId
 
-from models.channels import ChannelAccount
+from leadline.models.channels import ChannelAccount
 
-from resolvers.messaging import tier
+from leadline.resolvers.messaging import tier
 from tests.helpers import assert_error
 from tests.messaging.support import BSUID, PHONE, open_window, outbound_messages, seed_template, send_body
 from tests.templates.support import BRAND, connect_brand

@@ -8,13 +8,13 @@ from datetime import datetime, timedelta, timezone
 
 from bson import ObjectId
 
-from jobs.worker import build_worker
+from leadline.jobs.worker import build_worker
 from leadline.app_keys import SERVICES
-from models.base import utcnow
-from models.chats import ChatMessage
-from models.messaging import ScheduledMessage
-from models.templates import MessageTemplate
-from resolvers.messaging import schedules
+from leadline.models.base import utcnow
+from leadline.models.chats import ChatMessage
+from leadline.models.messaging import ScheduledMessage
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.messaging import schedules
 from tests.helpers import assert_error, make_tenant
 from tests.messaging.support import PHONE, TEMPLATE_ID, outbound_messages, schedule_doc, seed_template, send_body
 from tests.templates.support import BRAND

@@ -5,8 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 from bson import ObjectId
 
-from models.chats import Conversation
-from models.contacts import Contact
+from leadline.models.chats import Conversation
+from leadline.models.contacts import Contact
 from tests.helpers import assert_error
 from tests.messaging.support import BSUID, PHONE, open_window, outbound_messages
 from tests.templates.support import BRAND

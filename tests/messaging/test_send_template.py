@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from models.contacts import Contact
-from models.events import DomainEvent
+from leadline.models.contacts import Contact
+from leadline.models.events import DomainEvent
 from tests.helpers import assert_error, make_tenant
 from tests.messaging.support import BSUID, PHONE, TEMPLATE_ID, outbound_messages, seed_template, send_body
 from tests.templates.support import BRAND, connect_brand
@@ -109,7 +109,7 @@ async def test_an_inactive_or_foreign_number_is_not_found(api, tenant, brand, se
     await connect_brand(other, number="15550002222")
     resp = await api.post("/v2.0/chatapp/send", sender, json=send_body(brandNumber="15550002222"))
     assert_error(resp, 404, "BIZACCT_NOT_FOUND")
-    from models.channels import ChannelAccount
+    from leadline.models.channels import ChannelAccount
     account = await ChannelAccount.find_one_in(ObjectId(tenant.org_id), {"platform": "chatapp", "number": BRAND})
     account.is_active = False
     await account.save()

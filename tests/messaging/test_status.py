@@ -6,9 +6,9 @@ import time
 
 from bson import ObjectId
 
-from models.chats import ChatMessage
-from models.contacts import Contact
-from models.events import DomainEvent
+from leadline.models.chats import ChatMessage
+from leadline.models.contacts import Contact
+from leadline.models.events import DomainEvent
 from tests.helpers import assert_error, make_tenant
 from tests.messaging.support import PHONE, UNDELIVERABLE_PHONE, seed_template, send_body
 from tests.templates.support import BRAND, connect_brand

@@ -5,8 +5,8 @@ import asyncio
 
 from bson import ObjectId
 
-from models.channels import ChannelAccount
-from resolvers.messaging import tier
+from leadline.models.channels import ChannelAccount
+from leadline.resolvers.messaging import tier
 from tests.helpers import assert_error
 from tests.messaging.support import PHONE, seed_template, send_body
 from tests.templates.support import BRAND

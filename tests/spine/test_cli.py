@@ -121,8 +121,8 @@ def test_serve_finishes_in_flight_requests_on_sigterm(workdir, stack):
     from aiohttp import web
 
     from leadline.database import connect_database
-    from resolvers.auth.admin import create_org
-    from resolvers.channels.admin import connect_channel
+    from leadline.resolvers.auth.admin import create_org
+    from leadline.resolvers.channels.admin import connect_channel
 
     async def slow_phone(request):
         await asyncio.sleep(2)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from models.billing import Subscription
+from leadline.models.billing import Subscription
 from tests.helpers import assert_error
 
 PLAN = "/v2.0/billing/plan"

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from bson import ObjectId
 
-from models.base import utcnow
-from models.billing import Payment, PaymentTax
-from resolvers.billing.admin import set_wallet
-from resolvers.channels.admin import connect_channel
-from rest_compat.routes import ROUTES
+from leadline.models.base import utcnow
+from leadline.models.billing import Payment, PaymentTax
+from leadline.resolvers.billing.admin import set_wallet
+from leadline.resolvers.channels.admin import connect_channel
+from leadline.rest_compat.routes import ROUTES
 from tests.messaging.support import PHONE, open_window, seed_template, send_body
 from tests.templates.support import BRAND, marketing, template_settings
 

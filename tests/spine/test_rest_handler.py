@@ -6,12 +6,12 @@ import strawberry
 from strawberry.types import Info
 
 from leadline.app import create_app
-from resolvers.errors import ApiError
-from rest_compat.compile import compile_route
-from rest_compat.table import ERROR_MARKER, Reply, Route
-from schema import LeadlineSchema, _MaskUnexpectedErrors
-from schema.permissions import needs
-from schema.scalars import SCALAR_OVERRIDES
+from leadline.resolvers.errors import ApiError
+from leadline.rest_compat.compile import compile_route
+from leadline.rest_compat.table import ERROR_MARKER, Reply, Route
+from leadline.schema import LeadlineSchema, _MaskUnexpectedErrors
+from leadline.schema.permissions import needs
+from leadline.schema.scalars import SCALAR_OVERRIDES
 from tests.helpers import Api, assert_error, make_tenant
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 from bson import ObjectId
 
-from models.auth import ApiKey
-from models.base import TenancyError
-from models.billing import Payment, Subscription, Wallet
-from models.channels import ChannelAccount
+from leadline.models.auth import ApiKey
+from leadline.models.base import TenancyError
+from leadline.models.billing import Payment, Subscription, Wallet
+from leadline.models.channels import ChannelAccount
 from tests.helpers import winning_plan
 
 
@@ -48,8 +48,8 @@ async def test_hot_queries_use_an_index(client, model, filter, sort):
 
 
 async def test_get_in_uses_an_index_on_every_organisation_owned_collection(client):
-    from models import DOCUMENT_MODELS
-    from models.base import TenantDocument
+    from leadline.models import DOCUMENT_MODELS
+    from leadline.models.base import TenantDocument
 
     for model in DOCUMENT_MODELS:
         if issubclass(model, TenantDocument):
@@ -68,7 +68,7 @@ async def test_get_in_uses_an_index_on_every_organisation_owned_collection(clien
     {"org_id": ObjectId(), "_id": ObjectId(), "status": "PENDING"},
 ])
 async def test_template_queries_use_an_index(client, filter):
-    from models.templates import MessageTemplate
+    from leadline.models.templates import MessageTemplate
 
     plan = await winning_plan(MessageTemplate, filter)
     assert "IXSCAN" in plan, plan

@@ -7,8 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 from leadline.config import Settings
-from resolvers.channels.admin import connect_channel
-from resolvers.webhooks.signature import sign
+from leadline.resolvers.channels.admin import connect_channel
+from leadline.resolvers.webhooks.signature import sign
 
 BRAND = "15550001111"
 APP_SECRET = "test-app-secret"

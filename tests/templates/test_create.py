@@ -9,8 +9,8 @@ import pytest
 from aiohttp import web
 from bson import ObjectId
 
-from models.templates import MessageTemplate
-from resolvers.templates.caps import cap_keys
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.templates.caps import cap_keys
 from tests.helpers import assert_error, make_tenant
 from tests.templates.support import authentication, connect_brand, marketing
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from models.templates import MessageTemplate
+from leadline.models.templates import MessageTemplate
 from tests.helpers import make_tenant
 
 COMPONENTS = [

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from bson import ObjectId
 
-from models.templates import MessageTemplate
-from resolvers.templates.review import SANDBOX_JOB, schedule_sandbox_review
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.templates.review import SANDBOX_JOB, schedule_sandbox_review
 from tests.templates.support import marketing, signed, status_update
 
 

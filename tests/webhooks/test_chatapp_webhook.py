@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from bson import ObjectId
 
-from models.templates import MessageTemplate
-from resolvers.webhooks.signature import sign
+from leadline.models.templates import MessageTemplate
+from leadline.resolvers.webhooks.signature import sign
 from tests.helpers import make_tenant
 from tests.templates.support import APP_SECRET, BRAND, VERIFY_TOKEN, connect_brand, signed, status_update
 

@@ -7,8 +7,8 @@ import logging
 import pytest
 from bson import ObjectId
 
-from models.chats import ChatMessage
-from models.contacts import ContactCounter
+from leadline.models.chats import ChatMessage
+from leadline.models.contacts import ContactCounter
 from tests.chats.support import outbound, post
 from tests.templates.support import BRAND, connect_brand, template_settings
 from tests.webhooks.test_chatapp_webhook import samples
