@@ -13,13 +13,18 @@ from leadline.resolvers.webhooks.signature import sign
 from tests.helpers import make_tenant
 from tests.templates.support import APP_SECRET, BRAND, VERIFY_TOKEN, connect_brand, signed, status_update
 
-# The repository's sibling `shared/` (as in CI: a clone with shared/ beside it).
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "whatsapp-webhooks"
+# Real Cloud API payloads (pywa's test data, MIT: see the LICENSE file beside them), kept in the repository.
+SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "whatsapp-webhooks"
+SAMPLE_FILES = 11
 
 
 def samples() -> list[tuple[str, dict]]:
+    """Every named sample of every file; raises (failing collection) when the fixture files are missing."""
+    files = sorted(SAMPLES.glob("*.json"))
+    if len(files) != SAMPLE_FILES:
+        raise RuntimeError(f"expected {SAMPLE_FILES} webhook sample files in {SAMPLES}, found {len(files)}")
     found = []
-    for path in sorted(SAMPLES.glob("*.json")):
+    for path in files:
         for name, payload in json.loads(path.read_text()).items():
             found.append((f"{path.stem}:{name}", payload))
     return found
