@@ -23,5 +23,5 @@ async def flush_key_last_used(ctx: dict) -> int:
         ops.append(UpdateOne({"_id": ObjectId(key_id)}, {"$max": {"last_used_at": when}}))
     if ops:
         # A system job across organisations: it addresses keys by id only.
-        await ApiKey.get_pymongo_collection().bulk_write(ops, ordered=False)
+        await ApiKey.bulk_write_across_orgs(ops)
     return len(ops)

@@ -17,8 +17,7 @@ from leadline.services import open_services
 from leadline.rest_compat.compile import compile_routes
 from leadline.rest_compat.handler import make_handler
 from leadline.rest_compat.request_keys import CTX
-from leadline.rest_compat.routes import ROUTES
-from leadline.schema import schema
+from leadline.schema import OPERATIONS, schema
 
 log = logging.getLogger("leadline.app")
 MAX_BODY_BYTES = 8 * 1024 * 1024  # provider webhooks can carry a few MB
@@ -42,7 +41,7 @@ async def health(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
 
-def create_app(settings: Settings, *, graphql_schema=schema, routes=ROUTES) -> web.Application:
+def create_app(settings: Settings, *, graphql_schema=schema, operations=OPERATIONS) -> web.Application:
     install_request_id_stamp()
     app = web.Application(middlewares=[request_middleware, auth_middleware], client_max_size=MAX_BODY_BYTES)
     app[SETTINGS] = settings
@@ -66,9 +65,8 @@ def create_app(settings: Settings, *, graphql_schema=schema, routes=ROUTES) -> w
     })
 
     # Compiled (parsed and validated) once, here; requests only execute.
-    for compiled in compile_routes(graphql_schema, routes):
-        route = compiled.route
-        cors.add(app.router.add_route(route.method, route.path, make_handler(graphql_schema, compiled)))
+    for compiled in compile_routes(graphql_schema, operations):
+        cors.add(app.router.add_route(compiled.method, compiled.path, make_handler(graphql_schema, compiled)))
 
     view = LeadlineGraphQLView(schema=graphql_schema, graphql_ide="graphiql" if settings.is_development else None)
     cors.add(app.router.add_route("GET", "/graphql", view))

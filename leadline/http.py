@@ -14,7 +14,7 @@ from leadline.resolvers.auth.authenticate import authenticate, rate_limit_error
 from leadline.resolvers.errors import ApiError, internal_error
 from leadline.rest_compat.envelope import error_response
 from leadline.rest_compat.request_keys import CTX, MARKER, RATE_HEADERS, REQUEST_ID
-from leadline.rest_compat.table import SUCCESS_MARKER
+from leadline.schema.bindings import SUCCESS_MARKER
 
 log = logging.getLogger("leadline.http")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")

@@ -15,7 +15,8 @@ from typing import Annotated, Any, Protocol
 from beanie import Document, PydanticObjectId
 from bson import Decimal128, ObjectId
 from pydantic import BeforeValidator, ConfigDict, Field
-from pymongo import ASCENDING, IndexModel
+from pymongo import ASCENDING, IndexModel, InsertOne
+from pymongo.results import BulkWriteResult, DeleteResult, UpdateResult
 
 
 # Money is stored exactly (Decimal128) and read back as Decimal.
@@ -150,6 +151,59 @@ class TenantDocument(Document):
         cursor = await cls.get_pymongo_collection().aggregate([{"$match": scoped}, *stages])
         return await cursor.to_list()
 
+    # --- raw (pymongo) access, scoped the same way ------------------------------------------
+    # For what Beanie's documents do not express: conditional and multi-document updates, projections
+    # of raw rows, bulk writes. Domain code never touches the collection itself (a test scans for it).
+    @classmethod
+    async def find_raw_in(cls, ref: OrgRef, filter: dict[str, Any] | None = None,
+                          projection: dict[str, Any] | None = None, *, sort: list | None = None,
+                          limit: int = 0) -> list[dict[str, Any]]:
+        cursor = cls.get_pymongo_collection().find(cls.scoped(ref, filter), projection)
+        if sort:
+            cursor = cursor.sort(sort)
+        if limit:
+            cursor = cursor.limit(limit)
+        return await cursor.to_list()
+
+    @classmethod
+    async def find_one_raw_in(cls, ref: OrgRef, filter: dict[str, Any] | None = None,
+                              projection: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        return await cls.get_pymongo_collection().find_one(cls.scoped(ref, filter), projection)
+
+    @classmethod
+    async def update_one_in(cls, ref: OrgRef, filter: dict[str, Any], update: dict[str, Any] | list,
+                            **kwargs: Any) -> UpdateResult:
+        return await cls.get_pymongo_collection().update_one(cls.scoped(ref, filter), update, **kwargs)
+
+    @classmethod
+    async def update_many_in(cls, ref: OrgRef, filter: dict[str, Any], update: dict[str, Any] | list,
+                             **kwargs: Any) -> UpdateResult:
+        return await cls.get_pymongo_collection().update_many(cls.scoped(ref, filter), update, **kwargs)
+
+    @classmethod
+    async def find_one_and_update_in(cls, ref: OrgRef, filter: dict[str, Any], update: dict[str, Any] | list,
+                                     **kwargs: Any) -> dict[str, Any] | None:
+        return await cls.get_pymongo_collection().find_one_and_update(cls.scoped(ref, filter), update, **kwargs)
+
+    @classmethod
+    async def delete_one_in(cls, ref: OrgRef, filter: dict[str, Any]) -> DeleteResult:
+        return await cls.get_pymongo_collection().delete_one(cls.scoped(ref, filter))
+
+    @classmethod
+    async def delete_many_in(cls, ref: OrgRef, filter: dict[str, Any]) -> DeleteResult:
+        return await cls.get_pymongo_collection().delete_many(cls.scoped(ref, filter))
+
+    @classmethod
+    async def bulk_write_in(cls, ref: OrgRef, requests: list, *, ordered: bool = False) -> BulkWriteResult:
+        """A bulk write whose every request is the organisation's: each filter (or inserted document)
+        must hold this `org_id`, else TenancyError before anything is written."""
+        org = org_of(ref)
+        for request in requests:
+            scope = request._doc if isinstance(request, InsertOne) else request._filter
+            if not isinstance(scope, dict) or scope.get("org_id") != org:
+                raise TenancyError(f"{cls.__name__}.bulk_write_in: a request outside organisation {org}: {request!r}")
+        return await cls.get_pymongo_collection().bulk_write(requests, ordered=ordered)
+
     # --- the explicit escape hatch for system work (jobs, webhooks, auth) -----------------
     @classmethod
     def find_across_orgs(cls, filter: dict[str, Any], **kwargs: Any):
@@ -158,3 +212,8 @@ class TenantDocument(Document):
     @classmethod
     def find_one_across_orgs(cls, filter: dict[str, Any], **kwargs: Any):
         return Document.find_one.__func__(cls, filter, **kwargs)
+
+    @classmethod
+    async def bulk_write_across_orgs(cls, requests: list, *, ordered: bool = False) -> BulkWriteResult:
+        """System work addressing documents of several organisations (by id, say) in one round trip."""
+        return await cls.get_pymongo_collection().bulk_write(requests, ordered=ordered)

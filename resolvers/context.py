@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from bson import ObjectId
 
+from leadline.resolvers.auth.snapshots import KeySnapshot, OrgSnapshot
 from leadline.resolvers.errors import ApiError
 
 if TYPE_CHECKING:
@@ -16,30 +17,6 @@ if TYPE_CHECKING:
     from leadline.resolvers.auth.cache import KeyCache
     from leadline.resolvers.auth.gate import RateGate
     from leadline.resolvers.providers.base import ProviderRegistry
-
-
-@dataclass(frozen=True)
-class OrgSnapshot:
-    """What a request needs of its organisation, cached with the key."""
-
-    id: ObjectId
-    name: str
-    plan: str
-    timezone: str
-    is_active: bool
-    allowed_origins: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class KeySnapshot:
-    id: ObjectId
-    kind: str  # "scoped" | "legacy"
-    scopes: frozenset[str]
-    label: str | None
-
-    @property
-    def full_access(self) -> bool:
-        return self.kind == "legacy" or "*" in self.scopes
 
 
 @dataclass

@@ -12,6 +12,7 @@ from pymongo.errors import DuplicateKeyError
 
 from leadline.models.events import DomainEvent
 from leadline.resolvers.context import RequestContext
+from leadline.resolvers.runner import check_declared
 
 EVENT_KINDS = frozenset({
     "chatapp.new_message",
@@ -37,6 +38,7 @@ async def emit(ctx: RequestContext, kind: str, payload: dict[str, Any], *, once_
     """
     if kind not in EVENT_KINDS:
         raise ValueError(f"unknown event kind {kind!r}")
+    check_declared(ctx, "events", kind)
     event = DomainEvent.new(ctx, kind=kind, payload=payload)
     if once_for:
         event.id = event_id(ctx.org_id, kind, *once_for)

@@ -7,7 +7,7 @@ from typing import Any
 from aiohttp import web
 
 from leadline.resolvers.errors import ApiError
-from leadline.rest_compat.table import ErrorMarker, SUCCESS_MARKER
+from leadline.schema.bindings import SUCCESS_MARKER, ErrorMarker
 
 
 def _dumps(body: Any) -> str:

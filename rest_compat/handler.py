@@ -9,8 +9,8 @@ from aiohttp import web
 from graphql import GraphQLError, execute
 from strawberry.execution import optimized_is_awaitable
 
-from leadline.resolvers.auth.scopes import require_scope
 from leadline.resolvers.errors import ApiError, detail, validation_error
+from leadline.resolvers.runner import authorize
 from leadline.rest_compat.compile import CompiledRoute, VariableSpec
 from leadline.rest_compat.envelope import success_response
 from leadline.rest_compat.request_keys import CTX, MARKER
@@ -59,17 +59,16 @@ async def read_json_object(request: web.Request) -> dict[str, Any]:
 
 
 async def collect_variables(request: web.Request, compiled: CompiledRoute) -> dict[str, Any]:
-    route = compiled.route
     values: dict[str, Any] = {}
     specs = compiled.variables
     for name, spec in specs.items():
         if name in request.match_info:
             values[name] = _coerce_query(spec, request.match_info[name])
-        elif name in request.query and not (route.body == "input" and name == "input"):
+        elif name in request.query and not (compiled.body == "input" and name == "input"):
             values[name] = _coerce_query(spec, request.query[name])
-    if route.body == "input":
+    if compiled.body == "input":
         values["input"] = await read_json_object(request)
-    elif route.body == "fields":
+    elif compiled.body == "fields":
         body = await read_json_object(request)
         unknown = [k for k in body if k not in specs]
         if unknown:
@@ -123,14 +122,15 @@ def to_api_error(error: GraphQLError) -> ApiError:
 
 
 def make_handler(strawberry_schema, compiled: CompiledRoute):
-    route = compiled.route
+    op, binding = compiled.operation, compiled.binding
     graphql_schema = strawberry_schema._schema
     executor_kwargs = {"executor_class": strawberry_schema.execution_context_class}
 
     async def handle(request: web.Request) -> web.Response:
-        request[MARKER] = route.marker
+        request[MARKER] = op.marker
         ctx = request[CTX]
-        require_scope(ctx, route.scope)
+        # Refusals of the key come before anything about the body (the runner checks again: cheap).
+        authorize(ctx, op.spec)
         variables = await collect_variables(request, compiled)
         result = execute(graphql_schema, compiled.document, context_value=ctx, variable_values=variables,
                          is_awaitable=optimized_is_awaitable, **executor_kwargs)
@@ -138,8 +138,8 @@ def make_handler(strawberry_schema, compiled: CompiledRoute):
             result = await result
         if result.errors:
             raise to_api_error(result.errors[0])
-        reply = route.reply(result.data[compiled.root_field])
-        return success_response(reply.body, reply.status or route.status)
+        reply = binding.reply(result.data[op.name])
+        return success_response(reply.body, reply.status or binding.status)
 
-    handle.__name__ = f"rest_{route.method.lower()}_{compiled.root_field}"
+    handle.__name__ = f"rest_{binding.method.lower()}_{op.name}"
     return handle

@@ -4,7 +4,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from leadline.resolvers.context import RequestContext
-from leadline.rest_compat.table import ErrorMarker
+from leadline.schema.bindings import ErrorMarker
 
 CTX = web.RequestKey("ctx", RequestContext)
 REQUEST_ID = web.RequestKey("request_id", str)

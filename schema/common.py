@@ -1,13 +1,25 @@
-"""Types shared by every domain's schema."""
+"""Types shared by every domain's schema: one page type, one listed type, money, GraphQL-only fields.
+
+Converter naming, everywhere: an output type builds itself with `Type.from_domain(value)` from what
+the domain code returns (model or domain object); an input type hands the domain code `input.to_domain()`.
+"""
 from __future__ import annotations
 
-from typing import Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, TypeVar
 
 import strawberry
 
 from leadline.resolvers.pagination import Page
 
 T = TypeVar("T")
+
+# Field metadata key: the field is GraphQL-only, left out of the REST (and MCP) output.
+GRAPHQL_ONLY = "leadline.graphql_only"
+
+
+def graphql_only(**field_kwargs: Any) -> Any:
+    """A field dashboards can select but the generated REST selections leave out (the REST shape is fixed)."""
+    return strawberry.field(metadata={GRAPHQL_ONLY: True}, **field_kwargs)
 
 
 @strawberry.type
@@ -19,7 +31,7 @@ class Pagination:
     has_next: bool
 
     @classmethod
-    def of(cls, page: Page) -> "Pagination":
+    def from_domain(cls, page: Page) -> "Pagination":
         block = page.pagination
         return cls(page=block["page"], limit=block["limit"], total=block["total"],
                    total_pages=block["totalPages"], has_next=block["hasNext"])
@@ -39,7 +51,7 @@ class Paged(Generic[T]):
 
 
 def paged(page: Page, convert: Callable) -> Paged:
-    return Paged(data=[convert(item) for item in page.items], pagination=Pagination.of(page))
+    return Paged(data=[convert(item) for item in page.items], pagination=Pagination.from_domain(page))
 
 
 @strawberry.type

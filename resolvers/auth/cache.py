@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 
-from leadline.resolvers.context import KeySnapshot, OrgSnapshot
+from leadline.resolvers.auth.snapshots import KeySnapshot, OrgSnapshot
 
 
 @dataclass(frozen=True)

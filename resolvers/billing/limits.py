@@ -1,4 +1,4 @@
-"""The reusable plan checks: numeric limits (LIMIT_EXCEEDED / PLAN_LIMIT_EXCEEDED) and features.
+"""The reusable numeric plan-limit checks (LIMIT_EXCEEDED / PLAN_LIMIT_EXCEEDED); features: plans.require_feature.
 
 `within_limit` holds a short per-organisation Redis lock while it counts, so two concurrent
 creates cannot both take the last slot.
@@ -14,19 +14,16 @@ from leadline.resolvers.billing.plans import plan_for
 from leadline.resolvers.billing.usage import count_usage
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.errors import ApiError
+from leadline.resolvers.runner import check_declared
 
 _LOCK_MS = 10_000
 _RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 
 
 def limit_of(ctx: RequestContext, key: str) -> int | None:
+    """The plan's limit for `key`; the running operation must declare the limit it checks."""
+    check_declared(ctx, "limits", key)
     return plan_for(ctx.org.plan).limits.get(key) if ctx.org else None
-
-
-def require_feature(ctx: RequestContext, feature: str, *, code: str = "FEATURE_NOT_ENABLED") -> None:
-    plan = plan_for(ctx.org.plan)
-    if feature not in plan.features:
-        raise ApiError(code, f"The '{feature}' feature is not enabled on the {plan.name} plan.")
 
 
 def check_limit(key: str, current: int, limit: int | None, *, adding: int = 1, code: str = "LIMIT_EXCEEDED") -> None:

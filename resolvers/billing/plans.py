@@ -2,6 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from leadline.resolvers.errors import ApiError
+
+if TYPE_CHECKING:
+    from leadline.resolvers.context import RequestContext
 
 LIMIT_KEYS: tuple[str, ...] = (
     "max_contacts",
@@ -81,3 +87,9 @@ UNTRACKED_LIMITS = frozenset({"api_rate_limit_per_sec", "api_rate_limit_per_day"
 
 def plan_for(plan_id: str) -> Plan:
     return PLANS.get(plan_id, PLANS["free"])
+
+
+def require_feature(ctx: "RequestContext", feature: str, *, code: str = "FEATURE_NOT_ENABLED") -> None:
+    plan = plan_for(ctx.org.plan)
+    if feature not in plan.features:
+        raise ApiError(code, f"The '{feature}' feature is not enabled on the {plan.name} plan.")

@@ -1,7 +1,7 @@
 """How much of each plan limit an organisation uses, counted from its stored documents.
 
-One entry per tracked limit key; a key without an entry is reported as untracked (null).
-Domains add their line here when they land.
+Domains register one counter per limit key they own (`@usage_counter("max_contacts")` beside the
+counting function); billing imports no domain. A key without a counter is reported as untracked (null).
 """
 from __future__ import annotations
 
@@ -11,22 +11,25 @@ from bson import ObjectId
 
 UsageCounter = Callable[[ObjectId, str], Awaitable[int]]
 
+_COUNTERS: dict[str, UsageCounter] = {}
 
-def _counters() -> dict[str, UsageCounter]:
-    # Imported lazily so billing does not import every domain at module load.
-    from leadline.resolvers.contacts.counters import count_contacts
-    from leadline.resolvers.contacts.fields import count_custom_fields
-    from leadline.resolvers.contacts.tags import count_tags
-    from leadline.resolvers.templates.queries import count_templates
 
-    return {"max_contacts": count_contacts, "max_custom_attributes": count_custom_fields,
-            "max_contact_tags": count_tags, "max_templates": count_templates}
+def usage_counter(key: str) -> Callable[[UsageCounter], UsageCounter]:
+    """Register `fn(org_id, timezone) -> int` as the usage of plan limit `key`."""
+    def register(fn: UsageCounter) -> UsageCounter:
+        existing = _COUNTERS.get(key)
+        if existing is not None and existing is not fn:
+            raise RuntimeError(f"two usage counters for {key}: {existing.__qualname__} and {fn.__qualname__}")
+        _COUNTERS[key] = fn
+        return fn
+
+    return register
 
 
 async def count_usage(org_id: ObjectId, key: str, timezone: str = "UTC") -> int | None:
-    counter = _counters().get(key)
+    counter = _COUNTERS.get(key)
     return None if counter is None else await counter(org_id, timezone)
 
 
 def tracked_keys() -> frozenset[str]:
-    return frozenset(_counters())
+    return frozenset(_COUNTERS)

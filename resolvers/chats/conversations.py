@@ -45,8 +45,8 @@ async def row_for(ctx: RequestContext, contact_id: ObjectId, brand_number: str, 
 
 
 async def _show(row: Conversation, text: str, at: datetime) -> None:
-    await Conversation.get_pymongo_collection().update_one(
-        {"_id": row.id, "org_id": row.org_id, "$or": [{"last_message_at": None}, {"last_message_at": {"$lte": at}}]},
+    await Conversation.update_one_in(
+        row, {"_id": row.id, "$or": [{"last_message_at": None}, {"last_message_at": {"$lte": at}}]},
         {"$set": {"last_message": text, "last_message_at": at, "updated_at": utcnow()}})
 
 
@@ -59,8 +59,7 @@ async def note_inbound(ctx: RequestContext, message: ChatMessage, contact_name: 
                     "$push": {"recent_inbound": {"$each": [message.cmid], "$slice": -RECENT_INBOUND}},
                     "$max": {"last_inbound_at": message.created_at},
                     "$set": {"updated_at": utcnow(), **({"contact_name": contact_name} if contact_name else {})}}
-    await Conversation.get_pymongo_collection().update_one(
-        {"_id": row.id, "org_id": row.org_id, "recent_inbound": {"$ne": message.cmid}}, update)
+    await Conversation.update_one_in(row, {"_id": row.id, "recent_inbound": {"$ne": message.cmid}}, update)
     await _show(row, preview(message.type, message.text), message.created_at)
     return row
 
@@ -69,8 +68,8 @@ async def note_reaction(ctx: RequestContext, contact_id: ObjectId, brand_number:
                         at: datetime, contact_name: str | None) -> None:
     """A reaction is a message from the contact: it opens the window, without preview or unread."""
     row = await row_for(ctx, contact_id, brand_number, phone=phone, contact_name=contact_name)
-    await Conversation.get_pymongo_collection().update_one(
-        {"_id": row.id, "org_id": row.org_id}, {"$max": {"last_inbound_at": at}, "$set": {"updated_at": utcnow()}})
+    await Conversation.update_one_in(
+        row, {"_id": row.id}, {"$max": {"last_inbound_at": at}, "$set": {"updated_at": utcnow()}})
 
 
 async def note_outbound(ctx: RequestContext, message: ChatMessage) -> None:

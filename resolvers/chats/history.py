@@ -19,7 +19,7 @@ from leadline.models.chats import ChatMessage
 from leadline.models.contacts import Contact
 from leadline.resolvers.chats.window import Window, window_of
 from leadline.resolvers.context import RequestContext
-from leadline.resolvers.errors import ApiError, detail, internal_as, validation_error
+from leadline.resolvers.errors import ApiError, detail, validation_error
 from leadline.resolvers.phones import digits_only, try_normalize_phone
 
 DEFAULT_LIMIT, MAX_LIMIT = 20, 100
@@ -97,13 +97,12 @@ async def chat_history(ctx: RequestContext, *, phone: str | None, contact_id: st
         raise validation_error([detail("limit", "OUT_OF_RANGE", f"limit must be between 1 and {MAX_LIMIT}")])
     cursor = parse_before(before)
     brand = digits_only(brand_number) if brand_number and brand_number.strip() else None
-    with internal_as("CHAT_HISTORY_FAILED"):
-        contact = await _contact(ctx, phone, contact_id, default_country_code)
-        filt: dict = {"contact_id": contact.id}
-        if brand:
-            filt["brand_number"] = brand
-        if cursor is not None:
-            filt["created_at"] = {"$lt": cursor}
-        messages, next_cursor = _page(await _read(ctx, filt, limit, bool(exclude_internal)), limit)
-        window = await window_of(ctx, contact.id, brand)
+    contact = await _contact(ctx, phone, contact_id, default_country_code)
+    filt: dict = {"contact_id": contact.id}
+    if brand:
+        filt["brand_number"] = brand
+    if cursor is not None:
+        filt["created_at"] = {"$lt": cursor}
+    messages, next_cursor = _page(await _read(ctx, filt, limit, bool(exclude_internal)), limit)
+    window = await window_of(ctx, contact.id, brand)
     return History(contact, window, messages, limit, next_cursor)

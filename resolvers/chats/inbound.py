@@ -82,8 +82,7 @@ async def receive(ctx: RequestContext, account: ChannelAccount, value: dict[str,
             return "duplicate"
         if message.contact_id is None and contact is not None:
             message.contact_id = contact.id
-            await ChatMessage.get_pymongo_collection().update_one({"_id": message.id, "org_id": message.org_id},
-                                                                  {"$set": {"contact_id": contact.id}})
+            await ChatMessage.update_one_in(message, {"_id": message.id}, {"$set": {"contact_id": contact.id}})
     await _effects(ctx, message, name)
     return "stored"
 
@@ -103,8 +102,7 @@ async def _effects(ctx: RequestContext, message: ChatMessage, name: str | None) 
         "media": {"url": message.media.get("url"), "type": message.media.get("type")} if message.media else None,
         "createdAt": message.created_at.isoformat(),
     }, once_for=(message.cmid,))
-    await ChatMessage.get_pymongo_collection().update_one({"_id": message.id, "org_id": message.org_id},
-                                                          {"$set": {"pending_effects": False}})
+    await ChatMessage.update_one_in(message, {"_id": message.id}, {"$set": {"pending_effects": False}})
 
 
 async def _react(ctx: RequestContext, account: ChannelAccount, contact: Contact | None, phone: str | None,
@@ -124,8 +122,7 @@ async def _react(ctx: RequestContext, account: ChannelAccount, contact: Contact 
     emoji = body.get("emoji")
     if isinstance(emoji, str) and emoji:
         kept.append({"emoji": emoji, "from": sender, "direction": "inbound", "cmid": reaction_id, "at": at})
-    await ChatMessage.get_pymongo_collection().update_one({"_id": target.id, "org_id": target.org_id},
-                                                          {"$set": {"reactions": kept}})
+    await ChatMessage.update_one_in(target, {"_id": target.id}, {"$set": {"reactions": kept}})
     return "reacted"
 
 

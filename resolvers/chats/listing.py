@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from leadline.models.chats import Conversation
 from leadline.resolvers.context import RequestContext
-from leadline.resolvers.errors import detail, internal_as, validation_error
+from leadline.resolvers.errors import detail, validation_error
 from leadline.resolvers.pagination import Page, page_request
 from leadline.resolvers.phones import digits_only
 
@@ -28,9 +28,9 @@ def _matches(row: dict, needle: str, digits: str) -> bool:
 async def _search(ctx: RequestContext, filt: dict, needle: str, skip: int,
                   limit: int) -> tuple[list[Conversation], int]:
     digits = digits_only(needle) if digits_only(needle).isdigit() else ""
-    cursor = Conversation.get_pymongo_collection().find(
-        Conversation.scoped(ctx, filt), {"_id": 1, "contact_name": 1, "phone": 1}).sort(SORT).limit(SEARCH_SCAN)
-    ids = [row["_id"] async for row in cursor if _matches(row, needle.casefold(), digits)]
+    rows = await Conversation.find_raw_in(ctx, filt, {"_id": 1, "contact_name": 1, "phone": 1}, sort=SORT,
+                                          limit=SEARCH_SCAN)
+    ids = [row["_id"] for row in rows if _matches(row, needle.casefold(), digits)]
     page_ids = ids[skip:skip + limit]
     # `{org_id, _id: {$in}}` is a collection scan in SecantusDB; `{_id: {$in}}` is not. The ids came from
     # the organisation's own rows, and the organisation is checked again here.
@@ -47,10 +47,9 @@ async def list_conversations(ctx: RequestContext, *, archived: bool | None, sear
     if len(needle) > MAX_SEARCH:
         raise validation_error([detail("search", "TOO_LONG", f"search is at most {MAX_SEARCH} characters")])
     filt: dict = {} if archived is None else {"is_archived": archived}
-    with internal_as("CONVERSATIONS_LIST_FAILED"):
-        if needle:
-            rows, total = await _search(ctx, filt, needle, req.skip, req.limit)
-        else:
-            total = await Conversation.count_in(ctx, filt)
-            rows = await Conversation.find_in(ctx, filt).sort(SORT).skip(req.skip).limit(req.limit).to_list()
+    if needle:
+        rows, total = await _search(ctx, filt, needle, req.skip, req.limit)
+    else:
+        total = await Conversation.count_in(ctx, filt)
+        rows = await Conversation.find_in(ctx, filt).sort(SORT).skip(req.skip).limit(req.limit).to_list()
     return Page(rows, req.page, req.limit, total)

@@ -81,8 +81,8 @@ async def apply(ctx: RequestContext, item: Any) -> str:
         changes["cost"] = cost
     if message.bsuid is None and isinstance(item.get("user_id"), str) and is_bsuid(item["user_id"]):
         changes["bsuid"] = item["user_id"]
-    result = await ChatMessage.get_pymongo_collection().update_one(
-        {"_id": message.id, "org_id": message.org_id, "status": {"$in": earlier_states(status)}}, {"$set": changes})
+    result = await ChatMessage.update_one_in(
+        message, {"_id": message.id, "status": {"$in": earlier_states(status)}}, {"$set": changes})
     if not result.matched_count:
         current = await ChatMessage.get_in(ctx, message.id)
         if current is None or current.status != status:

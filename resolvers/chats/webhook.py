@@ -13,10 +13,13 @@ from leadline.resolvers.chats import inbound, statuses
 from leadline.resolvers.chats.routing import account_for, org_context
 from leadline.resolvers.context import Services
 from leadline.resolvers.webhooks.change import WebhookChange
+from leadline.resolvers.webhooks.handlers import webhook_handler
 
 log = logging.getLogger("leadline.chats.webhooks")
 
 
+# Inbound messages and statuses: several writes each, so they are queued for a worker.
+@webhook_handler("messages", queued=True)
 async def on_messages(services: Services, change: WebhookChange) -> str:
     value = change.value
     messages = value.get("messages") if isinstance(value.get("messages"), list) else []

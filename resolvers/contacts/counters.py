@@ -11,10 +11,7 @@ from pymongo.errors import DuplicateKeyError
 
 from leadline.models.contacts import ContactCounter
 from leadline.resolvers.errors import ApiError
-
-
-def _collection():
-    return ContactCounter.get_pymongo_collection()
+from leadline.resolvers.billing.usage import usage_counter
 
 
 async def reserve_slot(org_id: ObjectId, limit: int | None) -> int:
@@ -25,12 +22,12 @@ async def reserve_slot(org_id: ObjectId, limit: int | None) -> int:
     """
     guard = {} if limit is None else {"total": {"$lt": limit}}
     for _ in range(3):
-        updated = await _collection().find_one_and_update(
-            {"org_id": org_id, **guard}, {"$inc": {"total": 1, "seq": 1}},
+        updated = await ContactCounter.find_one_and_update_in(
+            org_id, guard, {"$inc": {"total": 1, "seq": 1}},
             projection={"seq": 1}, return_document=ReturnDocument.AFTER)
         if updated is not None:
             return updated["seq"]
-        current = await _collection().find_one({"org_id": org_id}, {"total": 1})
+        current = await ContactCounter.find_one_raw_in(org_id, {}, {"total": 1})
         if current is not None and limit is not None and current["total"] >= limit:
             raise ApiError("LIMIT_EXCEEDED", f"Plan limit reached for max_contacts: {current['total']} of {limit} used.",
                            limitKey="max_contacts", current=current["total"], limit=limit)
@@ -49,22 +46,23 @@ async def reserve_slot(org_id: ObjectId, limit: int | None) -> int:
 
 async def release_slot(org_id: ObjectId) -> None:
     """Give back a reserved slot whose insert did not happen (its `seq` stays unused)."""
-    await _collection().update_one({"org_id": org_id}, {"$inc": {"total": -1}})
+    await ContactCounter.update_one_in(org_id, {}, {"$inc": {"total": -1}})
 
 
 async def add_bulk(org_id: ObjectId, n: int) -> int:
     """Reserve `n` seqs at once without a limit check (bulk loading); returns the first."""
-    updated = await _collection().find_one_and_update(
-        {"org_id": org_id}, {"$inc": {"total": n, "seq": n}}, upsert=True,
+    updated = await ContactCounter.find_one_and_update_in(
+        org_id, {}, {"$inc": {"total": n, "seq": n}}, upsert=True,
         projection={"seq": 1}, return_document=ReturnDocument.AFTER)
     return updated["seq"] - n + 1
 
 
 async def snapshot(org_id: ObjectId) -> tuple[int, int]:
     """(count, last seq) of the organisation; (0, 0) before its first contact."""
-    doc = await _collection().find_one({"org_id": org_id}, {"total": 1, "seq": 1})
+    doc = await ContactCounter.find_one_raw_in(org_id, {}, {"total": 1, "seq": 1})
     return (doc["total"], doc["seq"]) if doc else (0, 0)
 
 
+@usage_counter("max_contacts")
 async def count_contacts(org_id: ObjectId, timezone: str = "UTC") -> int:
     return (await snapshot(org_id))[0]

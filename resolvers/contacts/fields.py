@@ -12,6 +12,7 @@ from leadline.resolvers.billing.limits import within_limit
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.contacts.ids import object_id
 from leadline.resolvers.errors import ApiError, detail, validation_error
+from leadline.resolvers.billing.usage import usage_counter
 
 
 @dataclass(frozen=True)
@@ -172,5 +173,6 @@ async def delete_custom_field(ctx: RequestContext, field_id: str) -> CustomField
     return field
 
 
+@usage_counter("max_custom_attributes")
 async def count_custom_fields(org_id, timezone: str = "UTC") -> int:
     return await CustomField.count_in(org_id)

@@ -12,6 +12,7 @@ from leadline.resolvers.contacts import term_counts
 from leadline.resolvers.contacts.ids import object_id
 from leadline.resolvers.contacts.terms import term
 from leadline.resolvers.errors import ApiError, detail, validation_error
+from leadline.resolvers.billing.usage import usage_counter
 
 MAX_TAG_NAME = 64
 
@@ -74,8 +75,8 @@ async def delete_tag(ctx: RequestContext, tag_id: str) -> Tag:
     tag = await get_tag(ctx, tag_id)
     await tag.delete()
     tag_term = term(ctx.org_id, "tags", tag.id)
-    await Contact.get_pymongo_collection().update_many(
-        {"org_id": ctx.org_id, "terms": tag_term},
+    await Contact.update_many_in(
+        ctx, {"terms": tag_term},
         {"$pull": {"tags": tag.id, "terms": tag_term}, "$inc": {"version": 1}, "$set": {"updated_at": utcnow()}})
     await term_counts.forget(ctx.org_id, tag_term)
     return tag
@@ -93,5 +94,6 @@ async def existing_tag_ids(ctx: RequestContext, raw_ids: list[str]) -> list[Obje
     return ids
 
 
+@usage_counter("max_contact_tags")
 async def count_tags(org_id, timezone: str = "UTC") -> int:
     return await Tag.count_in(org_id)

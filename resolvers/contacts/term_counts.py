@@ -20,18 +20,14 @@ from leadline.models.contacts import Contact, ContactTermCount
 _DUPLICATE_KEY = 11000
 
 
-def _collection():
-    return ContactTermCount.get_pymongo_collection()
-
-
-async def _bulk(ops: list) -> None:
+async def _bulk(org_id: ObjectId, ops: list) -> None:
     """Unordered bulk write. Two first upserts of one term can race on the unique (org_id, term)
     index; the loser is retried once the winner's document exists, as a plain update."""
     for _ in range(3):
         if not ops:
             return
         try:
-            await _collection().bulk_write(ops, ordered=False)
+            await ContactTermCount.bulk_write_in(org_id, ops)
             return
         except BulkWriteError as exc:
             errors = exc.details.get("writeErrors", [])
@@ -47,7 +43,7 @@ async def apply(org_id: ObjectId, added: Iterable[str] = (), removed: Iterable[s
     delta.subtract(Counter(removed))
     ops = [UpdateOne({"org_id": org_id, "term": t}, {"$inc": {"total": n}}, upsert=n > 0)
            for t, n in sorted(delta.items()) if n]
-    await _bulk(ops)
+    await _bulk(org_id, ops)
 
 
 async def apply_diff(org_id: ObjectId, before: Iterable[str], after: Iterable[str]) -> None:
@@ -58,11 +54,11 @@ async def apply_diff(org_id: ObjectId, before: Iterable[str], after: Iterable[st
 
 async def forget(org_id: ObjectId, term: str) -> None:
     """The term is gone from every contact (a deleted tag): its count goes with it."""
-    await _collection().delete_one({"org_id": org_id, "term": term})
+    await ContactTermCount.delete_one_in(org_id, {"term": term})
 
 
 async def count_of(org_id: ObjectId, term: str) -> int:
-    doc = await _collection().find_one({"org_id": org_id, "term": term}, {"total": 1})
+    doc = await ContactTermCount.find_one_raw_in(org_id, {"term": term}, {"total": 1})
     return max(0, doc["total"]) if doc else 0
 
 
@@ -74,10 +70,10 @@ async def recount(org_id: ObjectId) -> dict[str, int]:
     grouped = await Contact.aggregate_in(org_id, [
         {"$match": {}}, {"$unwind": "$terms"}, {"$group": {"_id": "$terms", "n": {"$sum": 1}}}])
     actual = {row["_id"]: row["n"] for row in grouped}
-    stored = {doc["term"]: doc async for doc in _collection().find({"org_id": org_id}, {"term": 1, "total": 1})}
+    stored = {doc["term"]: doc for doc in await ContactTermCount.find_raw_in(org_id, {}, {"term": 1, "total": 1})}
     ops: list = [UpdateOne({"org_id": org_id, "term": t}, {"$set": {"total": n}}, upsert=True)
                  for t, n in actual.items() if stored.get(t, {}).get("total") != n]
     fixed = len(ops)
-    ops += [DeleteOne({"_id": doc["_id"]}) for t, doc in stored.items() if t not in actual]
-    await _bulk(ops)
+    ops += [DeleteOne({"org_id": org_id, "_id": doc["_id"]}) for t, doc in stored.items() if t not in actual]
+    await _bulk(org_id, ops)
     return {"terms": len(actual), "fixed": fixed, "removed": len(ops) - fixed}

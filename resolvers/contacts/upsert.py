@@ -157,8 +157,8 @@ async def update_contact(existing: Contact, changes: dict[str, Any], custom: dic
     updated.updated_at = utcnow()
     fields = {*changes, "terms", "updated_at", *(("customFields",) if custom is not None else ()),
               *(("lead_segments",) if segments is not None else ())}
-    result = await Contact.get_pymongo_collection().update_one(
-        {"_id": existing.id, "org_id": existing.org_id, "version": existing.version},
+    result = await Contact.update_one_in(
+        existing, {"_id": existing.id, "version": existing.version},
         {"$set": {name: getattr(updated, name) for name in fields}, "$inc": {"version": 1}})
     if result.matched_count == 0:
         return None

@@ -47,14 +47,13 @@ def _span(want: int, density: float, factor: float, high: int) -> int:
 async def probe(org_id: ObjectId, term: str, need: int, count: int, last_seq: int) -> tuple[list[dict], bool]:
     """The newest `need` (or more) contacts carrying `term`, newest first, as raw documents, and
     whether the probe reached seq 0 (then the list holds every match)."""
-    collection = Contact.get_pymongo_collection()
     density = min(1.0, count / last_seq) if last_seq else 0.0
     found: list[dict] = []
     high, factor = last_seq + 1, OVERSHOOT  # windows are [low, high)
     while high > 0 and len(found) < need:
         want = need - len(found)
         low = max(0, high - _span(want, density, factor, high))
-        window = await collection.find({"org_id": org_id, "terms": term, "seq": {"$gte": low, "$lt": high}}).to_list()
+        window = await Contact.find_raw_in(org_id, {"terms": term, "seq": {"$gte": low, "$lt": high}})
         window.sort(key=lambda doc: doc["seq"], reverse=True)
         found.extend(window)
         if len(window) < want:

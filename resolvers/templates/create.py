@@ -14,7 +14,7 @@ from leadline.models.channels import ChannelAccount
 from leadline.models.templates import MessageTemplate
 from leadline.resolvers.billing.limits import within_limit
 from leadline.resolvers.context import RequestContext
-from leadline.resolvers.errors import ApiError, detail, internal_as
+from leadline.resolvers.errors import ApiError, detail
 from leadline.resolvers.channels.accounts import active_chat_account
 from leadline.resolvers.providers.base import (
     MediaUploadFailed,
@@ -56,12 +56,10 @@ async def create_template(ctx: RequestContext, req: TemplateRequest) -> MessageT
         handle = await _media_handle(ctx, adapter, account, req.header)
         submission = TemplateSubmission(req.name, req.language, category, build_components(req, handle))
         submitted = await _submit(adapter, account, submission)
-        with internal_as("TEMPLATE_CREATE_FAILED"):
-            template = await _store(ctx, account, adapter.name, submission, submitted, req.header)
+        template = await _store(ctx, account, adapter.name, submission, submitted, req.header)
     if submitted.simulated_decision:
-        with internal_as("TEMPLATE_CREATE_FAILED"):
-            await schedule_sandbox_review(ctx.services, template, submitted.simulated_decision,
-                                          submitted.simulated_reason)
+        await schedule_sandbox_review(ctx.services, template, submitted.simulated_decision,
+                                      submitted.simulated_reason)
     return template
 
 

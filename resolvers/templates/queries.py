@@ -8,8 +8,9 @@ from bson import ObjectId
 
 from leadline.models.templates import CATEGORIES, STATUSES, MessageTemplate
 from leadline.resolvers.context import RequestContext
-from leadline.resolvers.errors import ApiError, internal_as
+from leadline.resolvers.errors import ApiError
 from leadline.resolvers.pagination import one_of
+from leadline.resolvers.billing.usage import usage_counter
 
 _DIGITS = re.compile(r"^\d{1,32}$")
 
@@ -33,8 +34,7 @@ async def list_templates(ctx: RequestContext, status: str | None, category: str 
         filt["status"] = one_of(status, STATUSES, "status", upper=True)
     if category:
         filt["category"] = one_of(category, CATEGORIES, "category", upper=True)
-    with internal_as("FAILED_TO_FETCH_TEMPLATES"):
-        items = await MessageTemplate.find_in(ctx, filt).sort("-created_at").to_list()
+    items = await MessageTemplate.find_in(ctx, filt).sort("-created_at").to_list()
     return TemplateList(items, len(items))
 
 
@@ -49,15 +49,15 @@ async def get_template(ctx: RequestContext, raw_id: str) -> TemplateDetail:
     if not lookups:
         raise ApiError("INVALID_TEMPLATE_ID", "The id must be a 24-character hexadecimal _id or a numeric templateId.")
     template = None
-    with internal_as("FAILED_TO_FETCH_TEMPLATES"):
-        for lookup in lookups:
-            template = await MessageTemplate.find_one_in(ctx, lookup)
-            if template is not None:
-                break
+    for lookup in lookups:
+        template = await MessageTemplate.find_one_in(ctx, lookup)
+        if template is not None:
+            break
     if template is None:
         raise ApiError("TEMPLATE_NOT_FOUND", f"No template with id {raw_id}.")
     return TemplateDetail(template, template.group_id or template.id, template.name)
 
 
+@usage_counter("max_templates")
 async def count_templates(org_id: ObjectId, timezone: str = "UTC") -> int:
     return await MessageTemplate.count_in(org_id)

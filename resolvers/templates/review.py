@@ -18,6 +18,7 @@ from leadline.models.base import utcnow
 from leadline.models.templates import CATEGORIES, MessageTemplate
 from leadline.resolvers.context import Services
 from leadline.resolvers.webhooks.change import WebhookChange
+from leadline.resolvers.webhooks.handlers import webhook_handler
 
 log = logging.getLogger("leadline.templates.review")
 
@@ -52,7 +53,8 @@ def _review_update(event: str, reason: str | None, rejection_info: Any, event_ti
     return update
 
 
-# --- webhook handlers (registered in resolvers/webhooks/handlers.py) -------------------------
+# --- webhook handlers (one conditional write each: run inline) -----------------------------
+@webhook_handler("message_template_status_update")
 async def on_status_update(services: Services, change: WebhookChange) -> str:
     value = change.value
     template_id, event = _provider_id(value), str(value.get("event") or "").upper()
@@ -64,6 +66,7 @@ async def on_status_update(services: Services, change: WebhookChange) -> str:
     return _outcome(result, template_id)
 
 
+@webhook_handler("message_template_quality_update")
 async def on_quality_update(services: Services, change: WebhookChange) -> str:
     value = change.value
     template_id, score = _provider_id(value), str(value.get("new_quality_score") or "").upper()
@@ -75,6 +78,7 @@ async def on_quality_update(services: Services, change: WebhookChange) -> str:
     return _outcome(result, template_id)
 
 
+@webhook_handler("template_category_update")
 async def on_category_update(services: Services, change: WebhookChange) -> str:
     value = change.value
     template_id, category = _provider_id(value), str(value.get("new_category") or "").upper()

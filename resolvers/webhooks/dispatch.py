@@ -23,7 +23,7 @@ from typing import Any
 
 from leadline.resolvers.context import Services
 from leadline.resolvers.webhooks.change import WebhookChange
-from leadline.resolvers.webhooks.handlers import HANDLERS, QUEUED_FIELDS
+from leadline.resolvers.webhooks.handlers import handler_for, is_queued
 
 log = logging.getLogger("leadline.webhooks")
 JOB = "chatapp_webhook_change"
@@ -46,7 +46,7 @@ def changes_of(payload: dict[str, Any]) -> list[WebhookChange]:
 
 
 async def process(services: Services, change: WebhookChange) -> str:
-    handler = HANDLERS.get(change.field)
+    handler = handler_for(change.field)
     if handler is None:
         log.info("webhook change '%s' acknowledged, not handled", change.field,
                  extra={"field": change.field, "entry_id": change.entry_id})
@@ -87,7 +87,7 @@ async def accept(services: Services, payload: dict[str, Any]) -> Counter[str]:
     """Queue the heavy changes, run the rest inline. Outcome counts ('queued', 'already_queued', ...)."""
     outcomes: Counter[str] = Counter()
     for change in changes_of(payload):
-        key = job_id(services, change) if change.field in QUEUED_FIELDS and services.arq is not None else None
+        key = job_id(services, change) if is_queued(change.field) and services.arq is not None else None
         if key is None:
             outcomes[await process(services, change)] += 1
             continue

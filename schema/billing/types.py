@@ -7,7 +7,7 @@ import strawberry
 
 from leadline.models.billing import Payment, Subscription, Wallet
 from leadline.resolvers.billing import queries
-from leadline.schema.common import money
+from leadline.schema.common import graphql_only, money
 
 
 @strawberry.type
@@ -19,7 +19,7 @@ class PlanPricing:
 
 @strawberry.type
 class PlanInfo:
-    id: str
+    id: str = graphql_only(description="The plan key (free, growth, pro, business); REST names the plan only.")
     name: str
     description: str
     pricing: PlanPricing
@@ -59,7 +59,7 @@ class SubscriptionRow:
     created_at: datetime
 
     @classmethod
-    def from_model(cls, s: Subscription) -> "SubscriptionRow":
+    def from_domain(cls, s: Subscription) -> "SubscriptionRow":
         return cls(subscription_id=str(s.id), plan=SubscriptionPlan(id=s.plan_id, name=s.plan_name),
                    billing_cycle=s.billing_cycle, status=s.status, payment_status=s.payment_status,
                    start_date=s.start_date, end_date=s.end_date, amount_paid=money(s.amount_paid),
@@ -79,7 +79,7 @@ class PlanOverview:
         return cls(
             plan=PlanInfo(id=p.id, name=p.name, description=p.description,
                           pricing=PlanPricing(currency="USD", monthly=p.monthly_price, yearly=p.yearly_price)),
-            subscription=SubscriptionRow.from_model(o.subscription) if o.subscription else None,
+            subscription=SubscriptionRow.from_domain(o.subscription) if o.subscription else None,
             limits=[PlanLimit(key=u.key, limit=u.limit, used=u.used, remaining=u.remaining) for u in o.limits],
             features=[PlanFeature(key=k, enabled=v) for k, v in o.features.items()],
         )
@@ -111,7 +111,7 @@ class PaymentRow:
     created_at: datetime
 
     @classmethod
-    def from_model(cls, p: Payment) -> "PaymentRow":
+    def from_domain(cls, p: Payment) -> "PaymentRow":
         t = p.tax
         return cls(payment_id=str(p.id), order_id=p.order_id, amount=money(p.amount),
                    base_amount=money(p.base_amount), amount_usd=money(p.amount_usd), currency=p.currency,
@@ -131,5 +131,5 @@ class WalletBalance:
     is_active: bool
 
     @classmethod
-    def from_model(cls, w: Wallet) -> "WalletBalance":
+    def from_domain(cls, w: Wallet) -> "WalletBalance":
         return cls(balance=money(w.balance), currency=w.currency, is_active=w.is_active)

@@ -10,8 +10,7 @@ from leadline.models.chats import ChatMessage, Conversation
 from leadline.models.contacts import Contact
 from leadline.resolvers.chats.history import History
 from leadline.resolvers.chats.window import Window
-from leadline.resolvers.pagination import Page
-from leadline.schema.common import Pagination, money
+from leadline.schema.common import money
 from leadline.schema.scalars import JSON
 
 
@@ -69,7 +68,7 @@ class ChatMessageType:
     created_at: datetime
 
     @classmethod
-    def from_model(cls, m: ChatMessage) -> "ChatMessageType":
+    def from_domain(cls, m: ChatMessage) -> "ChatMessageType":
         media = ChatMedia(url=m.media.get("url"), type=m.media.get("type")) if m.media else None
         cost = ChatCost(amount=_amount(m.cost.get("amount")), currency=m.cost.get("currency"),
                         category=m.cost.get("category")) if m.cost else None
@@ -103,7 +102,7 @@ class ChatContact:
     window: ChatWindow
 
     @classmethod
-    def from_model(cls, c: Contact, window: Window) -> "ChatContact":
+    def from_domain(cls, c: Contact, window: Window) -> "ChatContact":
         return cls(contact_id=str(c.id), phone=c.phone, bsuid=c.bsuid, contact_name=c.contactName,
                    window=ChatWindow.from_domain(window))
 
@@ -123,8 +122,8 @@ class ChatHistory:
 
     @classmethod
     def from_domain(cls, h: History) -> "ChatHistory":
-        return cls(contact=ChatContact.from_model(h.contact, h.window),
-                   messages=[ChatMessageType.from_model(m) for m in h.messages],
+        return cls(contact=ChatContact.from_domain(h.contact, h.window),
+                   messages=[ChatMessageType.from_domain(m) for m in h.messages],
                    pagination=CursorPagination(limit=h.limit, has_more=h.next_cursor is not None,
                                                next_cursor=h.next_cursor))
 
@@ -147,18 +146,8 @@ class ConversationRow:
     created_at: datetime
 
     @classmethod
-    def from_model(cls, c: Conversation) -> "ConversationRow":
+    def from_domain(cls, c: Conversation) -> "ConversationRow":
         return cls(conversation_id=str(c.id), contact_id=str(c.contact_id), phone=c.phone, contact_name=c.contact_name,
                    brand_number=c.brand_number, last_message=c.last_message, last_message_at=c.last_message_at,
                    unread_count=c.unread_count, is_archived=c.is_archived, is_muted=c.is_muted,
                    is_pinned=c.is_pinned, is_starred=c.is_starred, summary=c.summary, created_at=c.created_at)
-
-
-@strawberry.type
-class ConversationPage:
-    data: list[ConversationRow]
-    pagination: Pagination
-
-    @classmethod
-    def from_page(cls, page: Page[Conversation]) -> "ConversationPage":
-        return cls(data=[ConversationRow.from_model(c) for c in page.items], pagination=Pagination.of(page))

@@ -9,8 +9,6 @@ import strawberry
 from leadline.models.contacts import Contact, CustomField, Tag
 from leadline.resolvers.contacts.fields import CHOICE_TYPES, BuiltinField, FieldListing
 from leadline.resolvers.contacts.upsert import UpsertResult
-from leadline.resolvers.pagination import Page
-from leadline.schema.common import Pagination
 from leadline.schema.scalars import JSON
 
 
@@ -43,7 +41,7 @@ class ContactType:
     updated_at: datetime
 
     @classmethod
-    def from_model(cls, c: Contact) -> "ContactType":
+    def from_domain(cls, c: Contact) -> "ContactType":
         return cls(id=str(c.id), phone=c.phone, bsuid=c.bsuid, country_code=c.countryCode,
                    contact_name=c.contactName, email=c.email, platform=c.platform, business_name=c.businessName,
                    address_line1=c.addressLine1, address_line2=c.addressLine2, city=c.city, state=c.state,
@@ -55,23 +53,13 @@ class ContactType:
 
 
 @strawberry.type
-class ContactPage:
-    data: list[ContactType]
-    pagination: Pagination
-
-    @classmethod
-    def from_page(cls, page: Page[Contact]) -> "ContactPage":
-        return cls(data=[ContactType.from_model(c) for c in page.items], pagination=Pagination.of(page))
-
-
-@strawberry.type
 class ContactUpsert:
     is_new: bool
     contact: ContactType
 
     @classmethod
     def from_domain(cls, result: UpsertResult) -> "ContactUpsert":
-        return cls(is_new=result.is_new, contact=ContactType.from_model(result.contact))
+        return cls(is_new=result.is_new, contact=ContactType.from_domain(result.contact))
 
 
 @strawberry.type
@@ -88,7 +76,8 @@ class ContactBuiltinField:
 
 @strawberry.type
 class ContactCustomField:
-    type: str
+    """A custom field definition."""
+
     id: str = strawberry.field(name="_id")
     field_name: str
     field_key: str
@@ -99,13 +88,31 @@ class ContactCustomField:
     updated_at: datetime
 
     @classmethod
-    def from_model(cls, f: CustomField) -> "ContactCustomField":
+    def from_domain(cls, f: CustomField) -> "ContactCustomField":
+        return cls(id=str(f.id), field_name=f.fieldName, field_key=f.fieldKey, field_type=f.fieldType,
+                   has_dropdown=f.fieldType in CHOICE_TYPES, options=list(f.options), created_at=f.created_at,
+                   updated_at=f.updated_at)
+
+
+@strawberry.type
+class ContactCustomFieldEntry:
+    """A custom field as an entry of the combined field listing (`type` = `custom`)."""
+
+    type: str
+    id: str = strawberry.field(name="_id")
+    field_name: str
+    field_key: str
+    field_type: str
+    has_dropdown: bool
+    options: list[str]
+
+    @classmethod
+    def from_domain(cls, f: CustomField) -> "ContactCustomFieldEntry":
         return cls(type="custom", id=str(f.id), field_name=f.fieldName, field_key=f.fieldKey,
-                   field_type=f.fieldType, has_dropdown=f.fieldType in CHOICE_TYPES, options=list(f.options),
-                   created_at=f.created_at, updated_at=f.updated_at)
+                   field_type=f.fieldType, has_dropdown=f.fieldType in CHOICE_TYPES, options=list(f.options))
 
 
-ContactField = Annotated[Union[ContactBuiltinField, ContactCustomField], strawberry.union("ContactField")]
+ContactField = Annotated[Union[ContactBuiltinField, ContactCustomFieldEntry], strawberry.union("ContactField")]
 
 
 @strawberry.type
@@ -123,7 +130,7 @@ class ContactFieldList:
     @classmethod
     def from_domain(cls, listing: FieldListing) -> "ContactFieldList":
         data: list = [ContactBuiltinField.from_domain(f) for f in listing.builtins]
-        data += [ContactCustomField.from_model(f) for f in listing.custom]
+        data += [ContactCustomFieldEntry.from_domain(f) for f in listing.custom]
         n_default, n_custom = len(listing.builtins), len(listing.custom)
         return cls(data=data, meta=ContactFieldMeta(default_count=n_default, custom_count=n_custom,
                                                     total=n_default + n_custom))
@@ -134,6 +141,10 @@ class ContactCustomFieldDeleted:
     field_id: str
     field_key: str
 
+    @classmethod
+    def from_domain(cls, f: CustomField) -> "ContactCustomFieldDeleted":
+        return cls(field_id=str(f.id), field_key=f.fieldKey)
+
 
 @strawberry.type
 class ContactTag:
@@ -143,7 +154,7 @@ class ContactTag:
     updated_at: datetime
 
     @classmethod
-    def from_model(cls, t: Tag) -> "ContactTag":
+    def from_domain(cls, t: Tag) -> "ContactTag":
         return cls(id=str(t.id), name=t.name, created_at=t.created_at, updated_at=t.updated_at)
 
 
@@ -151,3 +162,7 @@ class ContactTag:
 class ContactTagDeleted:
     tag_id: str
     name: str
+
+    @classmethod
+    def from_domain(cls, t: Tag) -> "ContactTagDeleted":
+        return cls(tag_id=str(t.id), name=t.name)

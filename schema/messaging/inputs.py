@@ -25,7 +25,7 @@ class SendTemplateInput:
     timezone: str | None = None
     store_in_ai_context: bool | None = strawberry.field(default=None, name="storeInAIContext")
 
-    def to_request(self) -> TemplateSendRequest:
+    def to_domain(self) -> TemplateSendRequest:
         return TemplateSendRequest(
             to=self.to, brand_number=self.brand_number, template_id=self.template_id,
             template_name=self.template_name, language=self.language,
@@ -45,7 +45,7 @@ class SendMessageInput:
     timezone: str | None = None
     store_in_ai_context: bool | None = strawberry.field(default=None, name="storeInAIContext")
 
-    def to_request(self) -> MessageSendRequest:
+    def to_domain(self) -> MessageSendRequest:
         return MessageSendRequest(to=self.to, brand_number=self.brand_number, type=self.type, content=self.content,
                                   scheduled_at=self.scheduled_at, timezone=self.timezone,
                                   store_in_ai_context=bool(self.store_in_ai_context))

@@ -18,7 +18,7 @@ class TemplateRef:
     language: str
 
     @classmethod
-    def of(cls, ref: dict | None) -> "TemplateRef | None":
+    def from_domain(cls, ref: dict | None) -> "TemplateRef | None":
         return cls(name=ref["name"], id=str(ref["id"]), language=ref["language"]) if ref else None
 
 
@@ -42,7 +42,7 @@ class SendResult:
         return cls(scheduled=s is not None, message_id=str(m.id) if m else None, status=m.status if m else None,
                    schedule_id=str(s.id) if s else None, scheduled_at=s.scheduled_at if s else None,
                    timezone=s.timezone if s else None, recipient=o.recipient, type=o.type,
-                   template=TemplateRef.of(o.template))
+                   template=TemplateRef.from_domain(o.template))
 
 
 @strawberry.type
@@ -52,7 +52,7 @@ class DeliveryError:
     message: str | None
 
     @classmethod
-    def of(cls, error: dict | None) -> "DeliveryError | None":
+    def from_domain(cls, error: dict | None) -> "DeliveryError | None":
         if not error:
             return None
         code = error.get("code")
@@ -85,11 +85,11 @@ class MessageStatus:
     updated_at: datetime
 
     @classmethod
-    def from_model(cls, m: ChatMessage) -> "MessageStatus":
+    def from_domain(cls, m: ChatMessage) -> "MessageStatus":
         t = m.status_times or {}
         return cls(message_id=str(m.id), cmid=m.cmid, status=m.status, recipient=m.phone or m.bsuid,
-                   brand_number=m.brand_number, type=m.type, template=TemplateRef.of(m.template),
-                   schedule_id=str(m.schedule_id) if m.schedule_id else None, error=DeliveryError.of(m.error),
+                   brand_number=m.brand_number, type=m.type, template=TemplateRef.from_domain(m.template),
+                   schedule_id=str(m.schedule_id) if m.schedule_id else None, error=DeliveryError.from_domain(m.error),
                    timestamps=StatusTimes(**{k: t.get(k) for k in ("accepted", "sent", "delivered", "read", "failed")}),
                    created_at=m.created_at, updated_at=m.updated_at)
 
@@ -120,13 +120,13 @@ class ScheduledMessageType:
     updated_at: datetime
 
     @classmethod
-    def from_model(cls, s: ScheduledMessage) -> "ScheduledMessageType":
+    def from_domain(cls, s: ScheduledMessage) -> "ScheduledMessageType":
         content = s.request.get("content") if s.kind == "message" else None
         # A message id is reported once the message exists (a claim reserves one before sending).
         message_id = str(s.message_id) if s.message_id and s.status == "sent" else None
         return cls(schedule_id=str(s.id), status=s.status, kind=s.kind, type=s.message_type or "template",
                    recipient=s.recipient, brand_number=s.brand_number, scheduled_at=s.scheduled_at,
-                   timezone=s.timezone, template=TemplateRef.of(s.template), content=content,
+                   timezone=s.timezone, template=TemplateRef.from_domain(s.template), content=content,
                    message_id=message_id,
                    error=ScheduleError(code=s.error["code"], message=s.error["message"]) if s.error else None,
                    sent_at=s.sent_at, cancelled_at=s.cancelled_at, created_at=s.created_at, updated_at=s.updated_at)

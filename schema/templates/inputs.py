@@ -67,7 +67,7 @@ class CreateTemplateInput:
     buttons: list[TemplateButtonInput] | None = None
     auth: TemplateAuthInput | None = None
 
-    def to_request(self) -> r.TemplateRequest:
+    def to_domain(self) -> r.TemplateRequest:
         h, b, f, a = self.header, self.body, self.footer, self.auth
         return r.TemplateRequest(
             brand_number=self.brand_number, name=self.name, language=self.language, category=self.category,

@@ -28,20 +28,30 @@ class MessageTemplateType:
     rejected_reason: str | None
     components: JSON
     brand_number: str | None
-    group: TemplateGroup | None
     created_at: datetime
     updated_at: datetime
 
     @classmethod
-    def from_model(cls, t: MessageTemplate, group: TemplateGroup | None = None) -> "MessageTemplateType":
-        return cls(id=str(t.id), template_id=t.template_id, name=t.name, language=t.language, category=t.category,
-                   status=t.status, quality_score=t.quality_score, rejected_reason=t.rejected_reason,
-                   components=t.components, brand_number=t.brand_number, group=group,
-                   created_at=t.created_at, updated_at=t.updated_at)
+    def from_domain(cls, t: MessageTemplate) -> "MessageTemplateType":
+        return cls(**_template_fields(t))
+
+
+def _template_fields(t: MessageTemplate) -> dict:
+    return dict(id=str(t.id), template_id=t.template_id, name=t.name, language=t.language, category=t.category,
+                status=t.status, quality_score=t.quality_score, rejected_reason=t.rejected_reason,
+                components=t.components, brand_number=t.brand_number, created_at=t.created_at,
+                updated_at=t.updated_at)
+
+
+@strawberry.type
+class MessageTemplateDetail(MessageTemplateType):
+    """One template as fetched alone: with its group."""
+
+    group: TemplateGroup | None
 
     @classmethod
-    def from_detail(cls, d: TemplateDetail) -> "MessageTemplateType":
-        return cls.from_model(d.template, TemplateGroup(id=str(d.group_id), name=d.group_name))
+    def from_domain(cls, d: TemplateDetail) -> "MessageTemplateDetail":
+        return cls(**_template_fields(d.template), group=TemplateGroup(id=str(d.group_id), name=d.group_name))
 
 
 @strawberry.type
@@ -51,7 +61,7 @@ class TemplateListResult:
 
     @classmethod
     def from_domain(cls, result: TemplateList) -> "TemplateListResult":
-        return cls(data=[MessageTemplateType.from_model(t) for t in result.items], total=result.total)
+        return cls(data=[MessageTemplateType.from_domain(t) for t in result.items], total=result.total)
 
 
 @strawberry.type
@@ -64,6 +74,6 @@ class TemplateCreated:
     status: str
 
     @classmethod
-    def from_model(cls, t: MessageTemplate) -> "TemplateCreated":
+    def from_domain(cls, t: MessageTemplate) -> "TemplateCreated":
         return cls(template_db_id=str(t.id), template_id=t.template_id, name=t.name, language=t.language,
                    category=t.category, status=t.status)

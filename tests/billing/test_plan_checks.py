@@ -4,11 +4,12 @@ from __future__ import annotations
 import pytest
 from bson import ObjectId
 
-from leadline.resolvers.billing.limits import check_limit, require_feature
+from leadline.resolvers.billing.limits import check_limit
+from leadline.resolvers.billing.plans import require_feature
 from leadline.resolvers.context import OrgSnapshot, RequestContext
 from leadline.resolvers.errors import ApiError
 from leadline.rest_compat.envelope import error_body
-from leadline.rest_compat.table import SUCCESS_MARKER
+from leadline.schema.bindings import SUCCESS_MARKER
 
 
 def _ctx(services, plan: str) -> RequestContext:

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import pytest
 import strawberry
-from strawberry.types import Info
 
 from leadline.app import create_app
 from leadline.resolvers.errors import ApiError
+from leadline.resolvers.context import RequestContext
 from leadline.rest_compat.compile import compile_route
-from leadline.rest_compat.table import ERROR_MARKER, Reply, Route
-from leadline.schema import LeadlineSchema, _MaskUnexpectedErrors
-from leadline.schema.permissions import needs
-from leadline.schema.scalars import SCALAR_OVERRIDES
+from leadline.schema import build_schema
+from leadline.schema.bindings import ERROR_MARKER, Reply, Rest
+from leadline.schema.operations import Operations
 from tests.helpers import Api, assert_error, make_tenant
 
 
@@ -27,40 +26,41 @@ class Echo:
     count: int | None
 
 
-@strawberry.type
-class Query:
-    @strawberry.field(permission_classes=needs("contacts:read"))
-    def echo_query(self, info: Info, page: int | None = None, flag: bool | None = None) -> Echo:
-        return Echo(name=str(flag), count=page)
+ops = Operations("echo")
 
 
-@strawberry.type
-class Mutation:
-    @strawberry.field(permission_classes=needs("contacts:write"))
-    def echo(self, info: Info, input: EchoInput) -> Echo:
-        if input.name == "refuse":
-            raise ApiError("MISSING_PHONE", "phone is required")
-        if input.name == "crash":
-            raise RuntimeError("secret internal detail")
-        return Echo(name=input.name, count=input.count)
+@ops.query(scope="contacts:read", description="echo", rest=Rest("GET", "/v2.0/echo/{page}",
+           reply=lambda r: Reply({"data": r, "meta": {"seen": True}})))
+async def echo_query(ctx: RequestContext, page: int | None = None, flag: bool | None = None) -> Echo:
+    return Echo(name=str(flag), count=page)
 
 
-test_schema = LeadlineSchema(query=Query, mutation=Mutation, scalar_overrides=SCALAR_OVERRIDES,
-                             extensions=[_MaskUnexpectedErrors])
-ROUTES = [
-    Route("POST", "/v2.0/echo", "contacts:write", summary="echo", body="input", status=201,
-          operation="mutation($input: EchoInput!) { echo(input: $input) { name count } }"),
-    Route("POST", "/v2.0/echo-templates", "contacts:write", summary="echo", body="input", marker=ERROR_MARKER,
-          operation="mutation($input: EchoInput!) { echo(input: $input) { name count } }"),
-    Route("GET", "/v2.0/echo/{page}", "contacts:read", summary="echo",
-          operation="query($page: Int, $flag: Boolean) { echoQuery(page: $page, flag: $flag) { name count } }",
-          reply=lambda r: Reply({"data": r, "meta": {"seen": True}})),
-]
+async def _echo(input: EchoInput) -> Echo:
+    if input.name == "refuse":
+        raise ApiError("MISSING_PHONE", "phone is required")
+    if input.name == "crash":
+        raise RuntimeError("secret internal detail")
+    return Echo(name=input.name, count=input.count)
+
+
+@ops.mutation(scope="contacts:write", description="echo", errors=("MISSING_PHONE",),
+              rest=Rest("POST", "/v2.0/echo", status=201))
+async def echo(ctx: RequestContext, input: EchoInput) -> Echo:
+    return await _echo(input)
+
+
+@ops.mutation(scope="contacts:write", description="echo", errors=("MISSING_PHONE",), marker=ERROR_MARKER,
+              rest=Rest("POST", "/v2.0/echo-templates"))
+async def echo_templates(ctx: RequestContext, input: EchoInput) -> Echo:
+    return await _echo(input)
+
+
+test_schema = build_schema(tuple(ops.items))
 
 
 @pytest.fixture
 async def echo(aiohttp_client, settings):
-    client = await aiohttp_client(create_app(settings, graphql_schema=test_schema, routes=ROUTES))
+    client = await aiohttp_client(create_app(settings, graphql_schema=test_schema, operations=ops.items))
     tenant = await make_tenant(client)
     return Api(client), tenant.legacy_key
 
@@ -117,14 +117,23 @@ async def test_path_and_query_parameters_are_coerced(echo):
     assert assert_error(bad, 400, "VALIDATION_ERROR")["details"][0]["path"] == "flag"
 
 
-def test_a_route_whose_scope_differs_from_its_field_stops_start_up():
-    wrong = Route("GET", "/v2.0/x", "billing:read", summary="x",
-                  operation="query { echoQuery { name } }")
-    with pytest.raises(RuntimeError, match="differs from field scope"):
-        compile_route(test_schema, wrong)
+def test_a_path_parameter_that_is_no_argument_stops_start_up():
+    bad = Operations("bad")
+
+    @bad.query(scope="contacts:read", description="x", rest=Rest("GET", "/v2.0/x/{nope}"))
+    async def echo_query(ctx: RequestContext, page: int | None = None) -> Echo:
+        return Echo(name=None, count=page)
+
+    with pytest.raises(RuntimeError, match=r"path parameters \['nope'\]"):
+        compile_route(build_schema(tuple(bad.items)), bad.items[0])
 
 
-def test_an_operation_that_does_not_validate_stops_start_up():
-    broken = Route("GET", "/v2.0/x", "contacts:read", summary="x", operation="query { echoQuery { nope } }")
-    with pytest.raises(RuntimeError, match="does not validate"):
-        compile_route(test_schema, broken)
+def test_an_input_object_from_the_query_string_stops_start_up():
+    bad = Operations("bad")
+
+    @bad.query(scope="contacts:read", description="x", rest=Rest("GET", "/v2.0/x"))
+    async def echo_query(ctx: RequestContext, input: EchoInput) -> Echo:
+        return Echo(name=input.name, count=None)
+
+    with pytest.raises(RuntimeError, match="cannot come from a path or query string"):
+        compile_route(build_schema(tuple(bad.items)), bad.items[0])

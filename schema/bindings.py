@@ -1,13 +1,11 @@
-"""What a REST route is: method, path, scope, GraphQL operation, variable mapping, envelope, marker.
+"""How an operation is exposed besides GraphQL: its REST route and envelope, and its MCP tool.
 
-Each domain lists its routes in rest_compat/routes/<domain>.py; ROUTES collects them.
-Variables come from path parameters, query parameters and the body, matched by name to the
-operation's variable definitions (`body="input"` passes the whole JSON object as `$input`,
-`body="fields"` passes each top-level body field to the variable of the same name).
+These are plain descriptions, part of an operation's one declaration (schema/operations.py);
+rest_compat compiles the REST ones at start-up and the MCP server lists the tools.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 # Which marker an error body carries: `success: false` (default) or `error: true` (spec Conventions 4).
@@ -49,14 +47,26 @@ def spread(result: dict[str, Any]) -> Reply:
 
 
 @dataclass(frozen=True)
-class Route:
+class Rest:
+    """A /v2.0 route. The GraphQL document it runs, with every field of the output type selected, is
+    generated; path and query parameters and the body map onto the operation's arguments by name.
+
+    `body`: None infers it: "input" (the whole JSON object is the `input` argument) for a POST, PUT or
+    PATCH whose operation takes `input`, "fields" (each top-level field to the argument of that name)
+    for one that does not, "none" for GET and DELETE.
+    """
+
     method: str
     path: str
-    scope: str
-    operation: str
-    summary: str
-    body: Literal["none", "input", "fields"] = "none"
     reply: Callable[[Any], Reply] = as_data
     status: int = 200
-    marker: ErrorMarker = SUCCESS_MARKER
-    tags: tuple[str, ...] = field(default_factory=tuple)
+    body: Literal["none", "input", "fields"] | None = None
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """The MCP tool an operation is. Where one tool covers two operations (a list and a get), the
+    second names the argument whose presence selects it in `variant` (e.g. "scheduleId", "type=custom")."""
+
+    name: str
+    variant: str | None = None
