@@ -29,15 +29,19 @@ def stop(procs: list[subprocess.Popen]) -> None:
         proc.wait(10)
 
 
-async def load(make_request, seconds: float, concurrency: int, ok=(200,)) -> tuple[int, float, float, int]:
-    """(requests, per second, p50 ms, non-ok) over `seconds` with `concurrency` workers."""
+async def load(make_request, seconds: float | None, concurrency: int, ok=(200,),
+               count: int | None = None) -> tuple[int, float, float, int]:
+    """(requests, per second, p50 ms, non-ok) over `seconds` (or for `count` requests) with `concurrency`
+    workers."""
     latencies: list[float] = []
     errors = 0
-    stop_at = time.perf_counter() + seconds
+    stop_at = time.perf_counter() + seconds if seconds is not None else float("inf")
+    left = count if count is not None else -1
 
     async def worker(session: aiohttp.ClientSession) -> None:
-        nonlocal errors
-        while time.perf_counter() < stop_at:
+        nonlocal errors, left
+        while time.perf_counter() < stop_at and left != 0:
+            left -= 1
             t0 = time.perf_counter()
             async with make_request(session) as resp:
                 await resp.read()

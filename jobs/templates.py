@@ -10,4 +10,4 @@ from leadline.resolvers.templates.review import apply_sandbox_decision
 
 async def sandbox_template_review(ctx: dict, org_id: str, template_db_id: str, decision: str,
                                   reason: str | None) -> bool:
-    return await apply_sandbox_decision(org_id, template_db_id, decision, reason)
+    return await apply_sandbox_decision(ctx["services"], org_id, template_db_id, decision, reason)

@@ -1,7 +1,8 @@
 """The arq worker: its task list, cron schedule and the services each task receives in ctx."""
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
+import asyncio
+from contextlib import AsyncExitStack, suppress
 
 from arq import cron
 from arq.connections import RedisSettings
@@ -11,7 +12,7 @@ from leadline.jobs.auth import flush_key_last_used
 from leadline.jobs.contacts import recount_all_contact_terms, recount_contact_terms
 from leadline.jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
 from leadline.jobs.templates import sandbox_template_review
-from leadline.jobs.webhooks import chatapp_webhook_change
+from leadline.jobs.webhooks import chatapp_webhook_change, ingest_forever
 from leadline.config import Settings
 from leadline.services import open_services
 from leadline.resolvers.context import Services
@@ -30,16 +31,25 @@ def build_worker(settings: Settings, *, burst: bool = False, handle_signals: boo
 
     Sharing matters in one process: opening services initialises Beanie, which rebinds every model
     to the new client, and closing that client would strand the caller's models. Tests run burst
-    workers `with_cron=False`, so a run crossing a cron second does not add jobs to the count.
+    workers `with_cron=False`, so a run crossing a cron second does not add jobs to the count; a burst
+    worker does not drain the webhook stream (tests call jobs.webhooks.ingest_until_empty).
     """
     stack = AsyncExitStack()
+    stop = asyncio.Event()
 
     async def startup(ctx: dict) -> None:
         ctx["services"] = services or await stack.enter_async_context(open_services(settings))
         # A restarted worker first offers schedules that fell due while nothing was running.
         await sweep_scheduled_messages(ctx)
+        if not burst:
+            ctx["ingestion"] = asyncio.create_task(ingest_forever(ctx["services"], stop))
 
     async def shutdown(ctx: dict) -> None:
+        stop.set()
+        if "ingestion" in ctx:
+            # The batch in hand is finished and acknowledged; an unfinished one would be taken over later.
+            with suppress(asyncio.CancelledError):
+                await asyncio.wait_for(ctx["ingestion"], timeout=settings.shutdown_timeout)
         await stack.aclose()
 
     return Worker(
@@ -51,7 +61,8 @@ def build_worker(settings: Settings, *, burst: bool = False, handle_signals: boo
         on_shutdown=shutdown,
         burst=burst,
         handle_signals=handle_signals,
-        max_jobs=20,
+        max_jobs=settings.worker_max_jobs,
+        poll_delay=settings.worker_poll_delay,
         job_timeout=300,
         keep_result=3600,
     )

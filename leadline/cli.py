@@ -115,7 +115,7 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> dict:
             return await connect_channel(args.org, args.platform, args.number, args.business_name, args.review_status,
                                          provider=args.provider, provider_id=args.provider_id,
                                          access_token=args.access_token,
-                                         provider_account_id=args.provider_account_id)
+                                         provider_account_id=args.provider_account_id, redis=redis, prefix=prefix)
         if act == "set-wallet":
             return await set_wallet(args.org, args.balance, args.active)
         if redis is None:

@@ -46,8 +46,16 @@ class Settings:
     sandbox_status_delays: tuple[float, ...] = (0.3, 0.6, 0.9)
     message_status_retry_seconds: float = 5.0
     schedule_claim_stale_seconds: float = 300.0
-    # Chats: base delay before a queued webhook change is retried (grows per try).
+    # Chats: base delay before a status naming a message not stored yet is offered again (grows per try).
     chatapp_webhook_retry_seconds: float = 2.0
+    # Ingestion: queued webhook changes a worker takes at once, and when a dead worker's claimed
+    # changes are taken over by another.
+    ingest_batch: int = 500
+    ingest_stale_seconds: float = 30.0
+    # arq: a worker starts at most max_jobs jobs per poll and polls every poll_delay seconds, so it
+    # runs at most max_jobs / poll_delay jobs per second (arq's defaults, 10 and 0.5 s, cap it at 20/s).
+    worker_max_jobs: int = 50
+    worker_poll_delay: float = 0.02
     extra: dict = field(default_factory=dict)
 
     @property
@@ -80,5 +88,9 @@ class Settings:
             message_status_retry_seconds=_env_float("LEADLINE_MESSAGE_STATUS_RETRY_SECONDS", 5.0),
             schedule_claim_stale_seconds=_env_float("LEADLINE_SCHEDULE_CLAIM_STALE_SECONDS", 300.0),
             chatapp_webhook_retry_seconds=_env_float("LEADLINE_CHATAPP_WEBHOOK_RETRY_SECONDS", 2.0),
+            ingest_batch=int(os.environ.get("LEADLINE_INGEST_BATCH", "500")),
+            ingest_stale_seconds=_env_float("LEADLINE_INGEST_STALE_SECONDS", 30.0),
+            worker_max_jobs=int(os.environ.get("LEADLINE_WORKER_MAX_JOBS", "50")),
+            worker_poll_delay=_env_float("LEADLINE_WORKER_POLL_DELAY", 0.02),
         )
         return replace(settings, **overrides) if overrides else settings

@@ -16,6 +16,7 @@ from leadline.resolvers.providers.base import ProviderRegistry
 from leadline.resolvers.providers.meta import MetaAdapter
 from leadline.resolvers.providers.sandbox import SandboxAdapter
 from leadline.resolvers.context import Services
+from leadline.resolvers.domains import DOMAIN_PACKAGES  # noqa: F401  (loads every domain's registrations)
 
 
 def build_providers(settings: Settings) -> ProviderRegistry:

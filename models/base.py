@@ -16,6 +16,7 @@ from beanie import Document, PydanticObjectId
 from bson import Decimal128, ObjectId
 from pydantic import BeforeValidator, ConfigDict, Field
 from pymongo import ASCENDING, IndexModel, InsertOne
+from pymongo.errors import BulkWriteError
 from pymongo.results import BulkWriteResult, DeleteResult, UpdateResult
 
 
@@ -36,6 +37,9 @@ OrgRef = ObjectId | HasOrg
 
 def org_of(ref: OrgRef) -> ObjectId:
     return ref if isinstance(ref, ObjectId) else ref.org_id
+
+
+DUPLICATE_KEY = 11000
 
 
 class TenancyError(RuntimeError):
@@ -204,6 +208,14 @@ class TenantDocument(Document):
                 raise TenancyError(f"{cls.__name__}.bulk_write_in: a request outside organisation {org}: {request!r}")
         return await cls.get_pymongo_collection().bulk_write(requests, ordered=ordered)
 
+    @classmethod
+    async def insert_many_in(cls, ref: OrgRef, documents: list["TenantDocument"]) -> set[int]:
+        """`insert_many_across_orgs` for documents of this organisation only (checked first)."""
+        org = org_of(ref)
+        if any(document.org_id != org for document in documents):
+            raise TenancyError(f"{cls.__name__}.insert_many_in: a document outside organisation {org}")
+        return await cls.insert_many_across_orgs(documents)
+
     # --- the explicit escape hatch for system work (jobs, webhooks, auth) -----------------
     @classmethod
     def find_across_orgs(cls, filter: dict[str, Any], **kwargs: Any):
@@ -217,3 +229,33 @@ class TenantDocument(Document):
     async def bulk_write_across_orgs(cls, requests: list, *, ordered: bool = False) -> BulkWriteResult:
         """System work addressing documents of several organisations (by id, say) in one round trip."""
         return await cls.get_pymongo_collection().bulk_write(requests, ordered=ordered)
+
+    @classmethod
+    async def find_raw_across_orgs(cls, filter: dict[str, Any],
+                                   projection: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        return await cls.get_pymongo_collection().find(filter, projection).to_list()
+
+    @classmethod
+    async def update_many_across_orgs(cls, filter: dict[str, Any], update: dict[str, Any]) -> UpdateResult:
+        return await cls.get_pymongo_collection().update_many(filter, update)
+
+    @classmethod
+    async def insert_many_across_orgs(cls, documents: list["TenantDocument"]) -> set[int]:
+        """Insert in one unordered command, documents of any organisations (each carries its own).
+
+        Returns the positions refused by a unique index (a redelivery, a concurrent creator); the rest
+        are stored. Any other write error raises. Ids are assigned here, so callers know them.
+        """
+        if not documents:
+            return set()
+        for document in documents:
+            if document.id is None:
+                document.id = ObjectId()
+        try:
+            await cls.insert_many(documents, ordered=False)
+        except BulkWriteError as exc:
+            errors = exc.details.get("writeErrors", [])
+            if any(e.get("code") != DUPLICATE_KEY for e in errors):
+                raise
+            return {e["index"] for e in errors}
+        return set()

@@ -91,8 +91,8 @@ class Conversation(TenantDocument):
     class Settings:
         name = "conversations"
         indexes = [
+            # Also serves {org_id, contact_id} (a prefix): the window without a number, a batch's rows.
             IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("brand_number", ASCENDING)], unique=True),
-            IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING)]),
             IndexModel([("org_id", ASCENDING), ("last_message_at", DESCENDING)]),
             IndexModel([("org_id", ASCENDING), ("is_archived", ASCENDING), ("last_message_at", DESCENDING)]),
         ]

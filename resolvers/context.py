@@ -8,6 +8,8 @@ from bson import ObjectId
 
 from leadline.resolvers.auth.snapshots import KeySnapshot, OrgSnapshot
 from leadline.resolvers.errors import ApiError
+from leadline.resolvers.org_cache import OrgCache
+from leadline.resolvers.streams import WorkStream
 
 if TYPE_CHECKING:
     from arq.connections import ArqRedis
@@ -28,11 +30,19 @@ class Services:
     key_cache: "KeyCache"
     gate: "RateGate"
     providers: "ProviderRegistry"
+    org_cache: OrgCache = field(default_factory=OrgCache)
     arq: "ArqRedis | None" = None
+    _streams: dict[str, WorkStream] = field(default_factory=dict)
 
     def rkey(self, *parts: object) -> str:
         """A Redis key in this deployment's namespace."""
         return ":".join([self.settings.redis_prefix, *map(str, parts)])
+
+    def stream(self, name: str, **options: Any) -> WorkStream:
+        """The durable work queue `name` (resolvers/streams.py), one object per process."""
+        if name not in self._streams:
+            self._streams[name] = WorkStream(self.redis, self.rkey("stream", name), **options)
+        return self._streams[name]
 
 
 @dataclass
@@ -41,6 +51,8 @@ class RequestContext:
     org: OrgSnapshot | None
     key: KeySnapshot | None
     request_id: str | None = None
+    # The organisation's token as this request's rate-limit call returned it (resolvers/org_cache.py).
+    org_token: str | None = None
     # Per-request DataLoaders, created on first use (see `loader`).
     _loaders: dict[str, Any] = field(default_factory=dict)
 
@@ -49,6 +61,10 @@ class RequestContext:
         if self.org is None:
             raise ApiError("ORG_ID_MISSING", "The organisation of this request could not be resolved.")
         return self.org.id
+
+    async def cached(self, key: Any, load: Callable[[], Any]) -> Any:
+        """The organisation's slow-changing `key` (an account, a template), read once per token."""
+        return await self.services.org_cache.get(self.org_id, self.org_token, key, load)
 
     def loader(self, name: str, factory: Callable[[], Any]) -> Any:
         if name not in self._loaders:

@@ -5,11 +5,13 @@ Events are recorded now; delivery to customer URLs (signing, retries) reads them
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from bson import ObjectId
 from pymongo.errors import DuplicateKeyError
 
+from leadline.models.base import OrgRef, org_of
 from leadline.models.events import DomainEvent
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.runner import check_declared
@@ -30,20 +32,42 @@ def event_id(*parts: object) -> ObjectId:
     return ObjectId(hashlib.sha256("|".join(map(str, parts)).encode()).digest()[:12])
 
 
+@dataclass(frozen=True)
+class Event:
+    """One event to record with `emit_many`; `org` is the organisation's id or anything carrying `org_id`."""
+
+    org: OrgRef
+    kind: str
+    payload: dict[str, Any]
+    once_for: tuple = ()
+
+
+def _document(ctx: RequestContext | None, event: Event) -> DomainEvent:
+    if event.kind not in EVENT_KINDS:
+        raise ValueError(f"unknown event kind {event.kind!r}")
+    check_declared(ctx, "events", event.kind)
+    document = DomainEvent.new(event.org, kind=event.kind, payload=event.payload)
+    if event.once_for:
+        document.id = event_id(org_of(event.org), event.kind, *event.once_for)
+    return document
+
+
 async def emit(ctx: RequestContext, kind: str, payload: dict[str, Any], *, once_for: tuple = ()) -> bool:
     """Record an event; True when recorded now.
 
     With `once_for` (e.g. the provider message id and status), the event's `_id` is derived from it,
     so a webhook redelivery or a retried job records nothing the second time (returns False).
     """
-    if kind not in EVENT_KINDS:
-        raise ValueError(f"unknown event kind {kind!r}")
-    check_declared(ctx, "events", kind)
-    event = DomainEvent.new(ctx, kind=kind, payload=payload)
-    if once_for:
-        event.id = event_id(ctx.org_id, kind, *once_for)
+    event = _document(ctx, Event(ctx.org_id, kind, payload, once_for))
     try:
         await event.insert()
     except DuplicateKeyError:
         return False
     return True
+
+
+async def emit_many(ctx: RequestContext | None, events: list[Event]) -> int:
+    """Record events of any organisations in one command; returns how many were new (see `emit`)."""
+    documents = [_document(ctx, event) for event in events]
+    duplicates = await DomainEvent.insert_many_across_orgs(documents)
+    return len(documents) - len(duplicates)

@@ -14,7 +14,10 @@ from redis.asyncio import Redis
 from leadline.app import create_app
 from leadline.config import Settings
 from leadline.embedded import EmbeddedStack
-from tests.helpers import Api, Tenant, make_tenant
+from tests.helpers import Api, RoundTrips, Tenant, make_tenant
+
+# Command monitoring reports only for clients created after this (every test's own).
+RoundTrips.install()
 
 
 @pytest.fixture(scope="session")
@@ -64,17 +67,26 @@ def api(client) -> Api:
 @pytest.fixture
 async def run_worker(client, settings):
     """`await run_worker()` runs a real arq worker (burst mode) on the test Redis until the queue,
-    deferred jobs included, is empty; it shares the app's services. Returns the jobs completed."""
+    deferred jobs included, is empty, and drains the webhook ingestion stream (delayed entries
+    included) as the worker's loop does; it shares the app's services. Returns the jobs completed
+    plus the changes ingested."""
+    from leadline.jobs.webhooks import ingest_until_empty
     from leadline.jobs.worker import build_worker
 
     workers = []
+    services = client.app[SERVICES]
 
     async def run(timeout: float = 30) -> int:
-        worker = build_worker(settings, burst=True, handle_signals=False, services=client.app[SERVICES],
-                              with_cron=False)
-        workers.append(worker)
-        await asyncio.wait_for(worker.async_run(), timeout)
-        return worker.jobs_complete
+        loop = asyncio.get_running_loop()
+        deadline, done = loop.time() + timeout, 0
+        while True:
+            worker = build_worker(settings, burst=True, handle_signals=False, services=services, with_cron=False)
+            workers.append(worker)
+            await asyncio.wait_for(worker.async_run(), deadline - loop.time())
+            ingested = await ingest_until_empty(services, timeout=deadline - loop.time())
+            done += worker.jobs_complete + ingested
+            if not ingested and not await services.arq.zcard(settings.arq_queue_name):
+                return done
 
     yield run
     for worker in workers:

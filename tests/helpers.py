@@ -3,8 +3,12 @@ from __future__ import annotations
 
 from leadline.app_keys import SERVICES
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+
+from pymongo import monitoring
+from redis.asyncio.connection import AbstractConnection
 
 from leadline.resolvers.auth import admin
 
@@ -91,3 +95,55 @@ async def winning_plan(model, filter: dict, sort: list | None = None) -> str:
         cmd["sort"] = dict(sort)
     explain = await coll.database.command({"explain": cmd})
     return str(explain["queryPlanner"]["winningPlan"])
+
+
+class RoundTrips:
+    """Counts the database commands (pymongo command monitoring) and Redis round trips (packets sent by
+    redis-py's asyncio connections) made inside `with RoundTrips() as trips:` in this process."""
+
+    _listener = None
+
+    def __init__(self) -> None:
+        self.db: Counter = Counter()
+        self.redis = 0
+
+    @classmethod
+    def install(cls) -> None:
+        """Registers the command listener; clients created afterwards report to it (call at import)."""
+        if cls._listener is None:
+            cls._listener = _CommandLog()
+            monitoring.register(cls._listener)
+
+    @property
+    def db_total(self) -> int:
+        return sum(self.db.values())
+
+    def __enter__(self) -> "RoundTrips":
+        RoundTrips.install()
+        self._listener.active = self
+        original = self._original = AbstractConnection.send_packed_command
+
+        async def counted(connection, command, check_health=True):
+            self.redis += 1
+            return await original(connection, command, check_health)
+
+        AbstractConnection.send_packed_command = counted
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._listener.active = None
+        AbstractConnection.send_packed_command = self._original
+
+
+class _CommandLog(monitoring.CommandListener):
+    active: RoundTrips | None = None
+
+    def started(self, event) -> None:
+        if self.active is not None:
+            self.active.db[event.command_name] += 1
+
+    def succeeded(self, event) -> None:
+        pass
+
+    def failed(self, event) -> None:
+        pass

@@ -104,7 +104,8 @@ async def authenticate(
         raise ApiError("ORG_INACTIVE", "This organisation is inactive.")
     if not origin_allowed(origin, entry.org.allowed_origins):
         raise ApiError("DOMAIN_NOT_WHITELISTED", f"Requests from origin '{origin}' are not allowed for this organisation.")
-    ctx = RequestContext(services=services, org=entry.org, key=entry.key, request_id=request_id)
+    ctx = RequestContext(services=services, org=entry.org, key=entry.key, request_id=request_id,
+                         org_token=gate.token or None)
     return Authenticated(ctx, gate)
 
 

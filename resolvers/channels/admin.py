@@ -6,6 +6,7 @@ import re
 from leadline.models.base import utcnow
 from leadline.models.channels import PLATFORMS, ChannelAccount
 from leadline.resolvers.auth.admin import AdminError, get_org
+from leadline.resolvers.auth.cache import invalidate_org
 from leadline.resolvers.phones import digits_only
 
 REVIEW_STATUSES = ("APPROVED", "PENDING", "REJECTED")
@@ -15,9 +16,10 @@ _PAGE_ID = re.compile(r"^[A-Za-z0-9_.-]{3,64}$")
 async def connect_channel(org_raw: str, platform: str, number: str, business_name: str | None = None,
                           review_status: str = "APPROVED", *, provider: str | None = None,
                           provider_id: str | None = None, access_token: str | None = None,
-                          provider_account_id: str | None = None) -> dict:
+                          provider_account_id: str | None = None, redis=None, prefix: str | None = None) -> dict:
     """Connect (or update) a channel account. For chatapp, `provider_id` is the provider's phone-number
-    id and `provider_account_id` the business account (WABA) id that template submission needs."""
+    id and `provider_account_id` the business account (WABA) id that template submission needs.
+    With `redis`, running servers drop what they cached of the organisation (resolvers/org_cache.py)."""
     org = await get_org(org_raw)
     if platform not in PLATFORMS:
         raise AdminError(f"unknown platform '{platform}' (one of: {', '.join(PLATFORMS)})")
@@ -49,4 +51,6 @@ async def connect_channel(org_raw: str, platform: str, number: str, business_nam
         account.access_token = access_token
     account.updated_at = utcnow()
     await account.save()
+    if redis is not None:
+        await invalidate_org(redis, prefix, org.id)
     return {"channelId": str(account.id)}

@@ -9,9 +9,11 @@ Every write is a conditional update by `_id` (a point read in SecantusDB), idemp
 """
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from bson import ObjectId
+from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from leadline.models.base import utcnow
@@ -72,10 +74,100 @@ async def note_reaction(ctx: RequestContext, contact_id: ObjectId, brand_number:
         row, {"_id": row.id}, {"$max": {"last_inbound_at": at}, "$set": {"updated_at": utcnow()}})
 
 
-async def note_outbound(ctx: RequestContext, message: ChatMessage) -> None:
+async def note_outbound(ctx: RequestContext, message: ChatMessage, contact_name: str | None = None) -> None:
     """Contract for the send side: create/update the row for an outbound message (preview and time;
-    unreadCount unchanged). Messages without a contact have no row."""
+    unreadCount unchanged), in one upsert. Messages without a contact have no row.
+
+    An outbound message is stamped now, so it is the newest the row has seen (an inbound one with a
+    later provider time replaces its preview, as `_show` allows)."""
     if message.contact_id is None:
         return
-    row = await row_for(ctx, message.contact_id, message.brand_number, phone=message.phone, contact_name=None)
-    await _show(row, preview(message.type, message.text, message.template), message.created_at)
+    key = {"contact_id": message.contact_id, "brand_number": message.brand_number}
+    now = utcnow()
+    on_insert = Conversation.new(ctx, **key, phone=message.phone, contact_name=contact_name, created_at=now)
+    fresh = on_insert.model_dump(exclude={"id", "revision_id", "last_message", "last_message_at", "updated_at"})
+    update = {"$set": {"last_message": preview(message.type, message.text, message.template),
+                       "last_message_at": message.created_at, "updated_at": now},
+              "$setOnInsert": {k: v for k, v in fresh.items() if k not in ("org_id", *key)}}
+    for _ in range(2):
+        try:
+            await Conversation.update_one_in(ctx, key, update, upsert=True)
+            return
+        except DuplicateKeyError:
+            continue  # two first messages raced to create the row: the second now updates it
+
+
+@dataclass
+class InboundNote:
+    """What a batch of fresh inbound messages does to one row (see `note_inbound_many`)."""
+
+    contact_id: ObjectId
+    brand_number: str
+    phone: str | None
+    contact_name: str | None
+    cmids: list[str] = field(default_factory=list)
+    last_inbound_at: datetime | None = None
+    latest: ChatMessage | None = None
+
+    def add(self, message: ChatMessage, contact_name: str | None) -> None:
+        self.cmids.append(message.cmid)
+        self.contact_name = contact_name or self.contact_name
+        if self.last_inbound_at is None or message.created_at > self.last_inbound_at:
+            self.last_inbound_at = message.created_at
+        if self.latest is None or message.created_at >= self.latest.created_at:
+            self.latest = message
+
+
+async def note_inbound_many(ctx: RequestContext, notes: list[InboundNote]) -> dict[tuple, Conversation]:
+    """`note_inbound` for the messages of one batch, all stored just now, by (contact, number) row: one
+    read, one insert of the rows that did not exist (already holding their counts and preview), one
+    bulk write for the others. Returns the rows."""
+    keys = {(n.contact_id, n.brand_number): n for n in notes}
+    rows = {(r.contact_id, r.brand_number): r for r in await Conversation.find_in(
+        ctx, {"contact_id": {"$in": list({n.contact_id for n in notes})}}).to_list()}
+    existing = [key for key in keys if key in rows]
+    new = [_new_row(ctx, note) for key, note in keys.items() if key not in rows]
+    duplicates = await Conversation.insert_many_in(ctx, new)
+    for i, row in enumerate(new):
+        key = (row.contact_id, row.brand_number)
+        if i in duplicates:  # created concurrently: update it as an existing row
+            rows[key] = await Conversation.find_one_in(ctx, {"contact_id": row.contact_id,
+                                                             "brand_number": row.brand_number})
+            existing.append(key)
+        else:
+            rows[key] = row
+    if existing:
+        await Conversation.bulk_write_in(ctx, [inbound_update(rows[key], keys[key]) for key in existing])
+    return rows
+
+
+def _new_row(ctx: RequestContext, note: InboundNote) -> Conversation:
+    latest = note.latest
+    return Conversation.new(ctx, contact_id=note.contact_id, brand_number=note.brand_number, phone=note.phone,
+                            contact_name=note.contact_name, unread_count=len(note.cmids),
+                            recent_inbound=note.cmids[-RECENT_INBOUND:], last_inbound_at=note.last_inbound_at,
+                            last_message=preview(latest.type, latest.text), last_message_at=latest.created_at)
+
+
+def inbound_update(row: Conversation, note: InboundNote) -> UpdateOne:
+    """`note_inbound` for several messages of one row that were stored just now, as one update of a bulk
+    write: unread +n, their ids joining `recent_inbound`, the window, the sender's name, and the preview
+    when the newest of them is newer than the row's as read.
+
+    Messages stored in this batch cannot have been counted before, so the update needs no guard on
+    `recent_inbound`; their ids join it so that a retry after a crash (`note_inbound`) counts none twice.
+    """
+    now = utcnow()
+    latest = note.latest
+    changes: dict = {"updated_at": now}
+    if note.contact_name:
+        changes["contact_name"] = note.contact_name
+    shown = row.last_message_at
+    if shown is not None and shown.tzinfo is None:
+        shown = shown.replace(tzinfo=timezone.utc)
+    if shown is None or latest.created_at >= shown:
+        changes.update(last_message=preview(latest.type, latest.text), last_message_at=latest.created_at)
+    return UpdateOne({"_id": row.id, "org_id": row.org_id},
+                     {"$inc": {"unread_count": len(note.cmids)},
+                      "$push": {"recent_inbound": {"$each": note.cmids, "$slice": -RECENT_INBOUND}},
+                      "$max": {"last_inbound_at": note.last_inbound_at}, "$set": changes})

@@ -9,11 +9,14 @@ undeliverable code marks the contact `chatapp_undeliverable`.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
+
+from pymongo import UpdateOne
 
 from leadline.models.base import utcnow
 from leadline.models.chats import DELIVERY_ORDER, ChatMessage
-from leadline.resolvers.events import emit
+from leadline.resolvers.events import Event, emit_many
 from leadline.resolvers.chats.parse import sent_at
 from leadline.resolvers.chats.undeliverable import UNDELIVERABLE_CODES, mark_undeliverable
 from leadline.resolvers.context import RequestContext
@@ -59,46 +62,109 @@ def _cost(current: dict[str, Any] | None, item: dict[str, Any]) -> dict[str, Any
     return cost
 
 
+@dataclass(frozen=True)
+class _Report:
+    index: int
+    ctx: RequestContext
+    item: dict[str, Any]
+    status: str
+    at: Any
+
+
+def _rank(status: str) -> int:
+    return len(DELIVERY_ORDER) if status == "failed" else DELIVERY_ORDER.index(status)
+
+
+def _moves(current: str, status: str) -> bool:
+    """Whether `status` moves a message that is at `current` (forward only; failed is terminal)."""
+    return current != "failed" and (status == "failed" or _rank(status) > _rank(current))
+
+
+_FIELDS = {"_id": 1, "org_id": 1, "direction": 1, "status": 1, "cmid": 1, "phone": 1, "bsuid": 1, "brand_number": 1,
+           "campaign_id": 1, "error": 1, "cost": 1, "contact_id": 1}
+
+
+async def apply_many(reports: list[tuple[RequestContext, Any]]) -> list[str]:
+    """Outcome per status: applied, unchanged, unmatched (no such message yet), ignored or malformed.
+
+    One read finds every message of the batch, one bulk write moves each message once (to the furthest
+    status reported, with every applied status's time), one insert records the events.
+    """
+    outcomes: list[str] = [""] * len(reports)
+    valid: list[_Report] = []
+    for index, (ctx, item) in enumerate(reports):
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            outcomes[index] = "malformed"
+            continue
+        status = ALIASES.get(str(item.get("status") or "").lower(), str(item.get("status") or "").lower())
+        if status not in (*DELIVERY_ORDER[1:], "failed"):
+            log.info("status '%s' acknowledged, not applied", status, extra={"cmid": item["id"]})
+            outcomes[index] = "ignored"
+            continue
+        valid.append(_Report(index, ctx, item, status, sent_at(item.get("timestamp"))))
+    if not valid:
+        return outcomes
+    found = await ChatMessage.find_raw_across_orgs({"cmid": {"$in": list({r.item["id"] for r in valid})}}, _FIELDS)
+    messages = {(doc["org_id"], doc["cmid"]): doc for doc in found if doc.get("direction") == "outbound"}
+    per_message: dict[Any, list[_Report]] = {}
+    for report in valid:
+        doc = messages.get((report.ctx.org_id, report.item["id"]))
+        if doc is None:
+            outcomes[report.index] = "unmatched"
+        else:
+            per_message.setdefault(doc["_id"], []).append(report)
+    updates, events, undeliverable = [], [], []
+    for message_id, group in per_message.items():
+        doc = messages[(group[0].ctx.org_id, group[0].item["id"])]
+        current = doc["status"]
+        changes: dict[str, Any] = {"updated_at": utcnow()}
+        applied: list[_Report] = []
+        for report in sorted(group, key=lambda r: _rank(r.status)):
+            if _moves(current, report.status):
+                current = report.status
+                applied.append(report)
+                changes[f"status_times.{report.status}"] = report.at
+                outcomes[report.index] = "applied"
+                if report.status == "failed":
+                    changes["error"] = _error_of(_errors(report.item))
+            else:
+                outcomes[report.index] = "unchanged"
+            if (cost := _cost(changes.get("cost", doc.get("cost")), report.item)) is not None:
+                changes["cost"] = cost
+            user_id = report.item.get("user_id")
+            if doc.get("bsuid") is None and isinstance(user_id, str) and is_bsuid(user_id):
+                changes["bsuid"] = user_id
+        if applied:
+            changes["status"] = current
+            updates.append(UpdateOne({"_id": message_id, "org_id": doc["org_id"],
+                                      "status": {"$in": earlier_states(current)}}, {"$set": changes}))
+        after = {**doc, **changes}
+        # A status reported again as it stands is recorded again too (a no-op unless its first record
+        # was interrupted after the update): the event's id is derived from the message and status.
+        again = [r for r in group if r.status == doc["status"]]
+        for report in [*applied, *again[:1]]:
+            events.append(_status_event(report.ctx, after, report))
+            if report.status == "failed" and any(e.get("code") in UNDELIVERABLE_CODES for e in _errors(report.item)):
+                undeliverable.append((report.ctx, after))
+    if updates:
+        await ChatMessage.bulk_write_across_orgs(updates)
+    if events:
+        await emit_many(None, events)
+    for ctx, doc in undeliverable:
+        await mark_undeliverable(ctx, doc.get("contact_id"), doc.get("phone"))
+    return outcomes
+
+
 async def apply(ctx: RequestContext, item: Any) -> str:
-    """Outcome: applied, unchanged, unmatched (no such message yet), ignored or malformed."""
-    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-        return "malformed"
-    status = str(item.get("status") or "").lower()
-    status = ALIASES.get(status, status)
-    if status not in (*DELIVERY_ORDER[1:], "failed"):
-        log.info("status '%s' acknowledged, not applied", status, extra={"cmid": item["id"]})
-        return "ignored"
-    found = await ChatMessage.find_across_orgs({"cmid": item["id"]}).to_list()
-    message = next((m for m in found if m.org_id == ctx.org_id and m.direction == "outbound"), None)
-    if message is None:
-        return "unmatched"
-    at = sent_at(item.get("timestamp"))
-    errors = _errors(item)
-    changes: dict[str, Any] = {"status": status, f"status_times.{status}": at, "updated_at": utcnow()}
-    if status == "failed":
-        changes["error"] = _error_of(errors)
-    if (cost := _cost(message.cost, item)) is not None:
-        changes["cost"] = cost
-    if message.bsuid is None and isinstance(item.get("user_id"), str) and is_bsuid(item["user_id"]):
-        changes["bsuid"] = item["user_id"]
-    result = await ChatMessage.update_one_in(
-        message, {"_id": message.id, "status": {"$in": earlier_states(status)}}, {"$set": changes})
-    if not result.matched_count:
-        current = await ChatMessage.get_in(ctx, message.id)
-        if current is None or current.status != status:
-            return "unchanged"  # a late or stale status
-        message = current  # applied before (a retry or redelivery): the event below is a no-op then
-    else:
-        previous = message.status
-        message = message.model_copy(update={"status": status, "error": changes.get("error", message.error),
-                                             "cost": changes.get("cost", message.cost)})
-        log.debug("message %s: %s -> %s", message.id, previous, status)
-    await emit(ctx, "chatapp.message_status", {
-        "messageId": str(message.id), "cmid": message.cmid, "status": status, "to": message.phone,
-        "phone": message.phone, "bsuid": message.bsuid or changes.get("bsuid"), "brandNumber": message.brand_number,
-        "campaignId": str(message.campaign_id) if message.campaign_id else None, "error": message.error,
-        "cost": message.cost, "timestamp": at.isoformat(),
-    }, once_for=(message.id, status))
-    if status == "failed" and any(e.get("code") in UNDELIVERABLE_CODES for e in errors):
-        await mark_undeliverable(ctx, message.contact_id, message.phone)
-    return "applied" if result.matched_count else "unchanged"
+    """One status (see `apply_many`)."""
+    return (await apply_many([(ctx, item)]))[0]
+
+
+def _status_event(ctx: RequestContext, doc: dict[str, Any], report: _Report) -> Event:
+    campaign = doc.get("campaign_id")
+    return Event(ctx.org_id, "chatapp.message_status", {
+        "messageId": str(doc["_id"]), "cmid": doc["cmid"], "status": report.status, "to": doc.get("phone"),
+        "phone": doc.get("phone"), "bsuid": doc.get("bsuid"), "brandNumber": doc.get("brand_number"),
+        "campaignId": str(campaign) if campaign else None, "error": doc.get("error"), "cost": doc.get("cost"),
+        "timestamp": report.at.isoformat(),
+    }, once_for=(doc["_id"], report.status))

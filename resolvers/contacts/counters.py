@@ -44,9 +44,39 @@ async def reserve_slot(org_id: ObjectId, limit: int | None) -> int:
     raise ApiError("INTERNAL_SERVER_ERROR", "Could not reserve a contact slot; try again.")
 
 
-async def release_slot(org_id: ObjectId) -> None:
-    """Give back a reserved slot whose insert did not happen (its `seq` stays unused)."""
-    await ContactCounter.update_one_in(org_id, {}, {"$inc": {"total": -1}})
+async def reserve_slots(org_id: ObjectId, n: int, limit: int | None) -> list[int]:
+    """Take up to `n` slots under the plan limit in one conditional `$inc` when they all fit; the new
+    contacts' seqs. Near the limit, slots are taken one by one until it refuses (fewer seqs back)."""
+    if n <= 0:
+        return []
+    guard = {} if limit is None else {"total": {"$lte": limit - n}}
+    for _ in range(2):
+        updated = await ContactCounter.find_one_and_update_in(
+            org_id, guard, {"$inc": {"total": n, "seq": n}}, projection={"seq": 1},
+            return_document=ReturnDocument.AFTER)
+        if updated is not None:
+            return list(range(updated["seq"] - n + 1, updated["seq"] + 1))
+        if (limit is not None and n > limit) or await ContactCounter.find_one_raw_in(org_id, {}, {"_id": 1}):
+            break  # near the limit: one at a time below
+        try:  # the organisation's first contacts: the counter starts with them
+            await ContactCounter.new(org_id, total=n, seq=n).insert()
+            return list(range(1, n + 1))
+        except DuplicateKeyError:
+            continue  # created concurrently: take the conditional path again
+    seqs = []
+    for _ in range(n):
+        try:
+            seqs.append(await reserve_slot(org_id, limit))
+        except ApiError as err:
+            if err.code != "LIMIT_EXCEEDED":
+                raise
+            break
+    return seqs
+
+
+async def release_slot(org_id: ObjectId, n: int = 1) -> None:
+    """Give back reserved slots whose inserts did not happen (their `seq`s stay unused)."""
+    await ContactCounter.update_one_in(org_id, {}, {"$inc": {"total": -n}})
 
 
 async def add_bulk(org_id: ObjectId, n: int) -> int:

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import phonenumbers
 
 from leadline.models.contacts import Contact
-from leadline.resolvers.contacts.upsert import insert_new_contact
+from leadline.resolvers.contacts.upsert import insert_new_contact, insert_new_contacts
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.errors import ApiError
 from leadline.resolvers.phones import digits_only, is_bsuid
@@ -49,3 +50,39 @@ async def ensure_contact(ctx: RequestContext, phone: str | None, *, name: str | 
         if created is not None:
             return created, True
     return await Contact.find_one_in(ctx, {"phone": phone}), False
+
+
+@dataclass(frozen=True)
+class Sender:
+    phone: str  # trusted digits (a provider's wa_id)
+    name: str | None = None
+    bsuid: str | None = None
+
+
+async def ensure_contacts(ctx: RequestContext, senders: list[Sender], *, source: str = "chatapp") -> dict[str, Contact]:
+    """`ensure_contact` for many senders of one organisation at once: one read for all, one bulk create
+    for the new ones. Keyed by phone; a phone past the plan's max_contacts is missing (logged)."""
+    wanted = {s.phone: s for s in senders if s.phone}
+    if not wanted:
+        return {}
+    found = {c.phone: c for c in await Contact.find_in(ctx, {"phone": {"$in": list(wanted)}}).to_list()}
+    missing = [s for phone, s in wanted.items() if phone not in found]
+    if missing:
+        new = []
+        for sender in missing:
+            changes: dict = {"source": source, "auto_added": True}
+            if sender.name:
+                changes["contactName"] = sender.name.strip()[:500]
+            if sender.bsuid and is_bsuid(sender.bsuid):
+                changes["bsuid"] = sender.bsuid
+            new.append((sender.phone, _country_code(sender.phone), changes))
+        created = await insert_new_contacts(ctx, new)
+        found.update((c.phone, c) for c in created)
+        raced = [s.phone for s in missing if s.phone not in found]
+        if raced:  # created concurrently elsewhere, or past the plan limit
+            found.update((c.phone, c) for c in await Contact.find_in(ctx, {"phone": {"$in": raced}}).to_list())
+            lost = [p for p in raced if p not in found]
+            if lost:
+                log.warning("%d contacts not created: max_contacts reached", len(lost),
+                            extra={"org_id": str(ctx.org_id)})
+    return found

@@ -18,7 +18,7 @@ from leadline.resolvers.contacts.tags import existing_tag_ids
 from leadline.resolvers.contacts.terms import contact_terms
 from leadline.resolvers.contacts.values import coerce_custom_fields
 from leadline.resolvers.errors import ApiError, detail, validation_error
-from leadline.resolvers.events import emit
+from leadline.resolvers.events import Event, emit, emit_many
 from leadline.resolvers.phones import country_code_digits, is_bsuid, normalize_phone
 
 TEXT_FIELDS = ("contactName", "email", "platform", "businessName", "addressLine1", "addressLine2", "city",
@@ -121,25 +121,50 @@ async def _refuse_bsuid_of_another(ctx: RequestContext, bsuid: str, phone: str) 
 
 
 async def insert_new_contact(ctx: RequestContext, phone: str, code: str | None, changes: dict[str, Any],
-                  custom: dict[str, Any] | None, segments: dict[str, Any] | None) -> Contact | None:
+                             custom: dict[str, Any] | None, segments: dict[str, Any] | None) -> Contact | None:
     """Insert; None when another request created the same phone first (the caller then updates it).
     Raises LIMIT_EXCEEDED at the plan's max_contacts."""
     seq = await counters.reserve_slot(ctx.org_id, limit_of(ctx, "max_contacts"))
-    contact = Contact.new(ctx, phone=phone, seq=seq, **{"countryCode": code, **changes},
-                          customFields=_merge({}, custom or {}), lead_segments=_merge({}, segments or {}))
-    contact.terms = contact_terms(ctx.org_id, contact.model_dump())
+    contact = _new_contact(ctx, phone, seq, code, changes, custom, segments)
     try:
         await contact.insert()
     except DuplicateKeyError:
         await counters.release_slot(ctx.org_id)
         return None
     await term_counts.apply(ctx.org_id, contact.terms)
-    await emit(ctx, "contact.created", {
-        "contactId": str(contact.id), "phone": contact.phone, "bsuid": contact.bsuid,
-        "contactName": contact.contactName, "countryCode": contact.countryCode, "source": contact.source,
-        "auto_added": contact.auto_added, "createdAt": contact.created_at.isoformat(),
-    })
+    await emit(ctx, "contact.created", _created_payload(contact))
     return contact
+
+
+async def insert_new_contacts(ctx: RequestContext, new: list[tuple[str, str | None, dict[str, Any]]]) -> list[Contact]:
+    """Many at once (phones unique in `new`): one slot reservation, one insert, one term-count write and
+    one event write. Returns the contacts stored; a phone created concurrently elsewhere is left out
+    (the caller reads it), and so are phones past the plan's max_contacts (logged by the caller)."""
+    seqs = await counters.reserve_slots(ctx.org_id, len(new), limit_of(ctx, "max_contacts"))
+    contacts = [_new_contact(ctx, phone, seq, code, changes, None, None)
+                for (phone, code, changes), seq in zip(new, seqs)]
+    duplicates = await Contact.insert_many_in(ctx, contacts)
+    if duplicates:
+        await counters.release_slot(ctx.org_id, len(duplicates))
+    stored = [c for i, c in enumerate(contacts) if i not in duplicates]
+    if stored:
+        await term_counts.apply(ctx.org_id, [t for c in stored for t in c.terms])
+        await emit_many(ctx, [Event(ctx.org_id, "contact.created", _created_payload(c)) for c in stored])
+    return stored
+
+
+def _new_contact(ctx: RequestContext, phone: str, seq: int, code: str | None, changes: dict[str, Any],
+                 custom: dict[str, Any] | None, segments: dict[str, Any] | None) -> Contact:
+    contact = Contact.new(ctx, phone=phone, seq=seq, **{"countryCode": code, **changes},
+                          customFields=_merge({}, custom or {}), lead_segments=_merge({}, segments or {}))
+    contact.terms = contact_terms(ctx.org_id, contact.model_dump())
+    return contact
+
+
+def _created_payload(contact: Contact) -> dict[str, Any]:
+    return {"contactId": str(contact.id), "phone": contact.phone, "bsuid": contact.bsuid,
+            "contactName": contact.contactName, "countryCode": contact.countryCode, "source": contact.source,
+            "auto_added": contact.auto_added, "createdAt": contact.created_at.isoformat()}
 
 
 async def update_contact(existing: Contact, changes: dict[str, Any], custom: dict[str, Any] | None,

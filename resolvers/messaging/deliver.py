@@ -99,7 +99,7 @@ async def deliver(ctx: RequestContext, account: ChannelAccount, prepared: Prepar
     if message_id is not None:
         message.id = message_id
     await message.insert()
-    await note_outbound(ctx, message)
+    await note_outbound(ctx, message, contact.contactName if contact else None)
     await emit(ctx, "chatapp.message_sent", {
         "messageId": str(message.id), "cmid": message.cmid, "brandNumber": account.number,
         "to": recipient.to, "phone": recipient.phone, "bsuid": recipient.bsuid,

@@ -1,29 +1,26 @@
-"""The sandbox's delivery feedback: each simulated status becomes a real Cloud API `statuses` webhook
-payload, ingested by an arq job through the same path as provider webhooks (resolvers.webhooks).
+"""The sandbox's delivery feedback: each simulated status becomes a real Cloud API `statuses` change,
+queued for the worker's ingestion through the same path as provider webhooks (resolvers.webhooks).
 
-One deferred job per status, each enqueueing the next, so they arrive in order (sent, delivered,
-read) without a job sleeping in a worker slot; the delays are `settings.sandbox_status_delays`.
+All statuses of a send are queued at once, each entering the queue at its time (sent, delivered,
+read, after `settings.sandbox_status_delays`), in the same round trip.
 """
 from __future__ import annotations
 
-import logging
 import time
-from datetime import timedelta
 from typing import Any
 
 from leadline.models.channels import ChannelAccount
 from leadline.resolvers.context import Services
 from leadline.resolvers.messaging.recipients import Recipient
 from leadline.resolvers.providers.base import SentMessage
+from leadline.resolvers.webhooks.change import WebhookChange
+from leadline.resolvers.webhooks.dispatch import queue_changes
 
-log = logging.getLogger("leadline.messaging")
-STATUS_JOB = "sandbox_message_status"
 
-
-def status_payload(account: dict[str, Any], wamid: str, recipient: dict[str, Any], status: str,
-                   error_code: int | None = None, error_title: str | None = None) -> dict[str, Any]:
-    """A `messages` change with one `statuses[]` entry, as the Cloud API delivers it."""
-    entry: dict[str, Any] = {"id": wamid, "status": status, "timestamp": str(int(time.time()))}
+def status_change(account: dict[str, Any], wamid: str, recipient: dict[str, Any], at: float, status: str,
+                  error_code: int | None = None, error_title: str | None = None) -> WebhookChange:
+    """A `messages` change with one `statuses[]` entry reported at `at`, as the Cloud API delivers it."""
+    entry: dict[str, Any] = {"id": wamid, "status": status, "timestamp": str(int(at))}
     if recipient.get("phone"):
         entry["recipient_id"] = recipient["phone"]
     if recipient.get("bsuid"):
@@ -36,9 +33,7 @@ def status_payload(account: dict[str, Any], wamid: str, recipient: dict[str, Any
     value = {"messaging_product": "whatsapp",
              "metadata": {"display_phone_number": account["number"], "phone_number_id": account["phone_number_id"]},
              "statuses": [entry]}
-    return {"object": "whatsapp_business_account",
-            "entry": [{"id": account["waba_id"], "time": int(time.time()),
-                       "changes": [{"field": "messages", "value": value}]}]}
+    return WebhookChange("messages", value, account["waba_id"], int(at))
 
 
 def account_ref(account: ChannelAccount) -> dict[str, Any]:
@@ -49,39 +44,29 @@ def account_ref(account: ChannelAccount) -> dict[str, Any]:
 
 async def schedule_feedback(services: Services, account: ChannelAccount, recipient: Recipient,
                             sent: SentMessage) -> None:
-    """Enqueue the first simulated status; each report enqueues the next, so they arrive in order."""
+    """Queue every simulated status of a send, each due at its delay (one round trip)."""
     if not sent.simulated:
         return
     steps = [[s.status, s.error_code, s.error_title] for s in sent.simulated]
-    await _enqueue(services, account_ref(account), sent.provider_message_id,
-                   {"phone": recipient.phone, "bsuid": recipient.bsuid}, steps, 0)
+    await _queue(services, account_ref(account), sent.provider_message_id,
+                 {"phone": recipient.phone, "bsuid": recipient.bsuid}, steps, 0)
 
 
-def _delay(services: Services, index: int) -> float:
-    """Seconds from the previous step (the settings hold cumulative times since the send)."""
+def _due(services: Services, index: int) -> float:
+    """When step `index` is reported (the settings hold cumulative times since the send)."""
     times = services.settings.sandbox_status_delays or (0.0,)
-    at = times[min(index, len(times) - 1)]
-    before = times[min(index - 1, len(times) - 1)] if index else 0.0
-    return max(0.0, at - before)
+    return time.time() + times[min(index, len(times) - 1)]
 
 
-async def _enqueue(services: Services, account: dict[str, Any], wamid: str, recipient: dict[str, Any],
-                   steps: list[list[Any]], index: int) -> None:
-    if services.arq is None:
-        log.warning("no job queue: sandbox statuses of %s are not reported", wamid)
-        return
-    await services.arq.enqueue_job(STATUS_JOB, account, wamid, recipient, steps, index,
-                                   _job_id=f"{STATUS_JOB}:{wamid}:{steps[index][0]}",
-                                   _defer_by=timedelta(seconds=_delay(services, index)))
+async def _queue(services: Services, account: dict[str, Any], wamid: str, recipient: dict[str, Any],
+                 steps: list[list[Any]], first: int) -> None:
+    dues = [_due(services, i) for i in range(first, len(steps))]
+    await queue_changes(services, [(status_change(account, wamid, recipient, due, *steps[i]), due)
+                                   for i, due in zip(range(first, len(steps)), dues)])
 
 
 async def report_status(services: Services, account: dict[str, Any], wamid: str, recipient: dict[str, Any],
                         steps: list[list[Any]], index: int) -> dict[str, int]:
-    """Ingest step `index` as a provider webhook, then schedule the next one."""
-    from leadline.resolvers.webhooks.dispatch import ingest
-
-    status, error_code, error_title = steps[index]
-    outcomes = dict(await ingest(services, status_payload(account, wamid, recipient, status, error_code, error_title)))
-    if index + 1 < len(steps):
-        await _enqueue(services, account, wamid, recipient, steps, index + 1)
-    return outcomes
+    """A status job queued before the ingestion stream existed: queue it and the rest the new way."""
+    await _queue(services, account, wamid, recipient, steps, index)
+    return {"queued": len(steps) - index}

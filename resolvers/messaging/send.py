@@ -49,7 +49,7 @@ async def send_template(ctx: RequestContext, req: TemplateSendRequest) -> SendOu
         raise ApiError("MISSING_TEMPLATE", "Send templateId, or templateName (with language).")
     recipient = parse_recipient(req.to, req.default_country_code)
     when = schedule_time(req.scheduled_at, req.timezone)
-    account = await active_chat_account(ctx, req.brand_number)
+    account = await active_chat_account(ctx, req.brand_number, cached=True)
     template = await sendable_template(ctx, req, account.number)
     outbound = build_outbound(template, req)
     ref = template_ref(template)
@@ -67,7 +67,7 @@ async def send_message(ctx: RequestContext, req: MessageSendRequest) -> SendOutc
     kind, content = validate_content(req.type, req.content)
     recipient = parse_recipient(req.to)
     when = schedule_time(req.scheduled_at, req.timezone)
-    account = await active_chat_account(ctx, req.brand_number)
+    account = await active_chat_account(ctx, req.brand_number, cached=True)
     prepared = PreparedSend(recipient=recipient, text=preview(kind, content),
                             store_in_ai_context=bool(req.store_in_ai_context), type=kind, content=content)
     if when is not None:

@@ -38,6 +38,12 @@ async def sendable_template(ctx: RequestContext, req: TemplateSendRequest, brand
     if template_id is None and name is None:
         raise ApiError("MISSING_TEMPLATE", "Send templateId, or templateName (with language).")
     language = (req.language or "").strip() or DEFAULT_LANGUAGE
+    return await ctx.cached(("sendable_template", template_id, name, language, brand_number),
+                            lambda: _sendable(ctx, template_id, name, language, brand_number))
+
+
+async def _sendable(ctx: RequestContext, template_id: str | None, name: str | None, language: str,
+                    brand_number: str) -> MessageTemplate:
     if template_id is not None:
         candidates = await MessageTemplate.find_in(ctx, {"template_id": template_id}).to_list()
         if not candidates and ObjectId.is_valid(template_id):

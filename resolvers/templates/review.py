@@ -16,6 +16,7 @@ from bson import ObjectId
 
 from leadline.models.base import utcnow
 from leadline.models.templates import CATEGORIES, MessageTemplate
+from leadline.resolvers.auth.cache import invalidate_org
 from leadline.resolvers.context import Services
 from leadline.resolvers.webhooks.change import WebhookChange
 from leadline.resolvers.webhooks.handlers import webhook_handler
@@ -63,7 +64,7 @@ async def on_status_update(services: Services, change: WebhookChange) -> str:
     update = _review_update(event, value.get("reason"), value.get("rejection_info"), change.time)
     result = await MessageTemplate.find_across_orgs(
         {"template_id": template_id, "last_event_time": {"$lte": change.time}}).update({"$set": update})
-    return _outcome(result, template_id)
+    return await _outcome(services, result, template_id)
 
 
 @webhook_handler("message_template_quality_update")
@@ -75,7 +76,7 @@ async def on_quality_update(services: Services, change: WebhookChange) -> str:
     result = await MessageTemplate.find_across_orgs(
         {"template_id": template_id, "last_quality_time": {"$lte": change.time}}).update(
         {"$set": {"quality_score": score, "last_quality_time": change.time, "updated_at": utcnow()}})
-    return _outcome(result, template_id)
+    return await _outcome(services, result, template_id)
 
 
 @webhook_handler("template_category_update")
@@ -86,11 +87,14 @@ async def on_category_update(services: Services, change: WebhookChange) -> str:
         return "malformed"
     result = await MessageTemplate.find_across_orgs({"template_id": template_id}).update(
         {"$set": {"category": category, "updated_at": utcnow()}})
-    return _outcome(result, template_id)
+    return await _outcome(services, result, template_id)
 
 
-def _outcome(result: Any, template_id: str) -> str:
+async def _outcome(services: Services, result: Any, template_id: str) -> str:
     if result is not None and getattr(result, "matched_count", 0):
+        # Sends cache approved templates per organisation: the owners' caches are dropped.
+        for doc in await MessageTemplate.find_raw_across_orgs({"template_id": template_id}, {"org_id": 1}):
+            await invalidate_org(services.redis, services.settings.redis_prefix, doc["org_id"])
         return "applied"
     # Unknown id, or an event older than the one already applied.
     log.info("template event for %s changed nothing", template_id, extra={"template_id": template_id})
@@ -108,9 +112,13 @@ async def schedule_sandbox_review(services: Services, template: MessageTemplate,
                                    _job_id=f"{SANDBOX_JOB}:{template.id}", _defer_by=delay)
 
 
-async def apply_sandbox_decision(org_id: str, template_db_id: str, decision: str, reason: str | None) -> bool:
+async def apply_sandbox_decision(services: Services, org_id: str, template_db_id: str, decision: str,
+                                 reason: str | None) -> bool:
     """True when the decision was applied; False when the template was no longer PENDING."""
     update = _review_update(decision, reason, None, int(time.time()))
     result = await MessageTemplate.find_in(ObjectId(org_id), {"_id": ObjectId(template_db_id), "status": "PENDING"}
                                            ).update({"$set": update})
-    return bool(result is not None and result.matched_count)
+    applied = bool(result is not None and result.matched_count)
+    if applied:
+        await invalidate_org(services.redis, services.settings.redis_prefix, ObjectId(org_id))
+    return applied

@@ -1,20 +1,19 @@
-"""Splitting a verified webhook payload into changes and handing each to the handler of its `field`.
+"""Splitting a verified webhook payload into changes and handing them to the handler of their `field`.
 
-Two entry points:
-- `accept` (POST /webhooks/chatapp): changes of a QUEUED field (`messages`) become one arq job each,
-  under a deterministic `_job_id` derived from the provider ids they carry, so the request is
-  acknowledged as soon as Redis holds the work; other fields (template updates: one conditional write)
-  run inline. Without a queue, everything runs inline.
-- `ingest`: everything inline, now (the sandbox's simulated statuses and the jobs themselves).
+Three entry points:
+- `accept` (POST /webhooks/chatapp): changes of a queued field (`messages`) are appended to the
+  durable ingestion stream in one round trip, so the request is acknowledged as soon as Redis holds
+  the work; other fields (template updates: one conditional write each) run inline.
+- `drain` (the worker): claims up to a batch of queued changes and processes them together.
+- `ingest`: everything inline, now (tests, and changes the service makes up itself).
 
 A change nobody handles, or one whose value is malformed, is acknowledged and logged: the provider
-must not redeliver what will never be processed. An infrastructure failure propagates (the
-provider redelivers, or the job retries; the handlers are idempotent).
+must not redeliver what will never be processed. A status naming a message not stored yet (its send
+may still be writing) is offered again a few times, later. An infrastructure failure leaves the
+batch unacknowledged: another try follows, and the handlers are idempotent.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from collections import Counter
@@ -22,11 +21,18 @@ from dataclasses import asdict
 from typing import Any
 
 from leadline.resolvers.context import Services
+from leadline.resolvers.streams import Entry, WorkStream
 from leadline.resolvers.webhooks.change import WebhookChange
 from leadline.resolvers.webhooks.handlers import handler_for, is_queued
 
 log = logging.getLogger("leadline.webhooks")
-JOB = "chatapp_webhook_change"
+STREAM = "chatwh"
+# How often a status naming a message not stored yet is offered again before it is acknowledged.
+UNMATCHED_TRIES = 3
+
+
+def ingestion_stream(services: Services) -> WorkStream:
+    return services.stream(STREAM, stale_ms=int(services.settings.ingest_stale_seconds * 1000))
 
 
 def changes_of(payload: dict[str, Any]) -> list[WebhookChange]:
@@ -45,53 +51,87 @@ def changes_of(payload: dict[str, Any]) -> list[WebhookChange]:
     return changes
 
 
+async def process_many(services: Services, changes: list[WebhookChange]) -> list[str]:
+    """Outcome per change, each field's changes handed to its handler together."""
+    outcomes = [""] * len(changes)
+    by_field: dict[str, list[int]] = {}
+    for index, change in enumerate(changes):
+        by_field.setdefault(change.field, []).append(index)
+    for field, indexes in by_field.items():
+        handler = handler_for(field)
+        if handler is None:
+            log.info("webhook change '%s' acknowledged, not handled", field, extra={"field": field})
+            results = ["unhandled"] * len(indexes)
+        else:
+            results = await handler(services, [changes[i] for i in indexes])
+        for index, outcome in zip(indexes, results):
+            if outcome == "malformed":
+                log.warning("webhook change '%s' malformed, skipped", field, extra={"field": field})
+            outcomes[index] = outcome
+    return outcomes
+
+
 async def process(services: Services, change: WebhookChange) -> str:
-    handler = handler_for(change.field)
-    if handler is None:
-        log.info("webhook change '%s' acknowledged, not handled", change.field,
-                 extra={"field": change.field, "entry_id": change.entry_id})
-        return "unhandled"
-    outcome = await handler(services, change)
-    if outcome == "malformed":
-        log.warning("webhook change '%s' malformed, skipped", change.field, extra={"field": change.field})
-    return outcome
+    return (await process_many(services, [change]))[0]
 
 
 async def ingest(services: Services, payload: dict[str, Any]) -> Counter[str]:
     """Process every change now. Outcome counts, e.g. {'applied': 1, 'unhandled': 2}."""
-    outcomes: Counter[str] = Counter()
-    for change in changes_of(payload):
-        outcome = await process(services, change)
-        if outcome == "unmatched":
-            log.info("webhook status for a message not stored here acknowledged", extra={"field": change.field})
-        outcomes[outcome] += 1
+    outcomes = Counter(await process_many(services, changes_of(payload)))
+    if outcomes["unmatched"]:
+        log.info("webhook status for a message not stored here acknowledged", extra={"count": outcomes["unmatched"]})
     return outcomes
-
-
-def job_id(services: Services, change: WebhookChange) -> str | None:
-    """`{prefix}:chatwh:<hash>` of the field, the business number and the provider ids (and statuses) in
-    the change; None when it carries no id to key on."""
-    value = change.value
-    messages = value.get("messages") if isinstance(value.get("messages"), list) else []
-    statuses = value.get("statuses") if isinstance(value.get("statuses"), list) else []
-    ids = [str(m.get("id")) for m in messages if isinstance(m, dict) and m.get("id")]
-    ids += [f"{s.get('id')}:{s.get('status')}" for s in statuses if isinstance(s, dict) and s.get("id")]
-    if not ids:
-        return None
-    metadata = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
-    key = [change.field, str(metadata.get("phone_number_id")), str(metadata.get("display_phone_number")), *ids]
-    return services.rkey("chatwh", hashlib.sha256(json.dumps(key).encode()).hexdigest()[:40])
 
 
 async def accept(services: Services, payload: dict[str, Any]) -> Counter[str]:
-    """Queue the heavy changes, run the rest inline. Outcome counts ('queued', 'already_queued', ...)."""
-    outcomes: Counter[str] = Counter()
-    for change in changes_of(payload):
-        key = job_id(services, change) if is_queued(change.field) and services.arq is not None else None
-        if key is None:
-            outcomes[await process(services, change)] += 1
-            continue
-        job = await services.arq.enqueue_job(JOB, asdict(change), _job_id=key)
-        # None: a job with this id is queued, running or finished recently (a redelivery).
-        outcomes["queued" if job is not None else "already_queued"] += 1
+    """Queue the heavy changes, run the rest inline. Outcome counts ('queued', 'applied', ...)."""
+    changes = changes_of(payload)
+    queued = [c for c in changes if is_queued(c.field)]
+    inline = [c for c in changes if not is_queued(c.field)]
+    outcomes: Counter[str] = Counter(await process_many(services, inline)) if inline else Counter()
+    if queued:
+        await ingestion_stream(services).add({"change": asdict(c)} for c in queued)
+        outcomes["queued"] += len(queued)
     return outcomes
+
+
+async def queue_changes(services: Services, changes: list[tuple[WebhookChange, float]]) -> None:
+    """Changes the service makes up itself (the sandbox's statuses), each entering the queue at its time."""
+    await ingestion_stream(services).add_later(({"change": asdict(c)}, due) for c, due in changes)
+
+
+async def drain(services: Services, consumer: str, *, count: int | None = None, block_ms: int | None = None) -> int:
+    """Claim up to a batch of queued changes, process them together, acknowledge them. Returns how many."""
+    stream = ingestion_stream(services)
+    entries = await stream.claim(consumer, count or services.settings.ingest_batch, block_ms)
+    if not entries:
+        return 0
+    changes = [WebhookChange(**entry.payload["change"]) for entry in entries]
+    try:
+        outcomes = await process_many(services, changes)
+        done = list(zip(entries, outcomes))
+    except Exception:
+        # One bad change must not hold back the rest: retry the batch one change at a time; a change that
+        # still fails stays pending (offered again later, dead-lettered after too many tries).
+        log.exception("ingestion batch of %d failed; retrying one by one", len(entries))
+        done = []
+        for entry, change in zip(entries, changes):
+            try:
+                done.append((entry, await process(services, change)))
+            except Exception:
+                log.exception("queued webhook change failed", extra={"entry": entry.id})
+    await _offer_again(services, stream, [entry for entry, outcome in done if outcome == "unmatched"])
+    await stream.ack(entry.id for entry, _ in done)
+    return len(done)
+
+
+async def _offer_again(services: Services, stream: WorkStream, unmatched: list[Entry]) -> None:
+    later, delay = [], services.settings.chatapp_webhook_retry_seconds
+    for entry in unmatched:
+        attempt = int(entry.payload.get("attempt", 0)) + 1
+        if attempt < UNMATCHED_TRIES:
+            later.append(({**entry.payload, "attempt": attempt}, time.time() + delay * attempt))
+        else:
+            log.info("webhook status for a message not stored here acknowledged", extra={"entry": entry.id})
+    if later:
+        await stream.add_later(later)

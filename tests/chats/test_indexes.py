@@ -38,6 +38,12 @@ HISTORY_SORT = [("created_at", -1), ("_id", -1)]
     (ChannelAccount, {"platform": "chatapp", "number": "15550001111"}, None),
     # the sender's contact
     (Contact, {"org_id": ObjectId(), "phone": "447911123456"}, None),
+    # a batch of webhook changes: one read per kind for the whole batch (or per organisation in it)
+    (ChatMessage, {"cmid": {"$in": ["wamid.x", "wamid.y"]}}, None),
+    (Conversation, {"org_id": ObjectId(), "contact_id": {"$in": [ObjectId(), ObjectId()]}}, None),
+    (ChannelAccount, {"provider_phone_number_id": {"$in": ["1122334455667", "2"]}}, None),
+    (ChannelAccount, {"platform": "chatapp", "number": {"$in": ["15550001111", "15550002222"]}}, None),
+    (Contact, {"org_id": ObjectId(), "phone": {"$in": ["447911123456", "14155552671"]}}, None),
     (Contact, {"org_id": ObjectId(), "bsuid": "GB.x"}, None),
 ])
 async def test_hot_chat_queries_use_an_index(client, model, filter, sort):

@@ -1,18 +1,18 @@
 """Delivery statuses through POST /webhooks/chatapp: forward only, failures, cost, undeliverable, events."""
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 
-import pytest
-from arq.worker import Retry
 from bson import ObjectId
 
 from leadline.jobs.webhooks import chatapp_webhook_change
 from leadline.models.chats import ChatMessage
 from leadline.models.contacts import Contact
 from leadline.models.events import DomainEvent
-from leadline.resolvers.webhooks.dispatch import changes_of, ingest
-from tests.chats.support import CUSTOMER, deliver, outbound, status
+from leadline.resolvers.webhooks.dispatch import changes_of, drain, ingest, ingestion_stream
+from tests.chats.support import CUSTOMER, deliver, outbound, post, status
 
 UNDELIVERABLE = [{"code": 131026, "title": "Message undeliverable", "message": "Message undeliverable",
                   "error_data": {"details": "Recipient cannot be reached"}}]
@@ -101,23 +101,34 @@ async def test_pricing_becomes_the_cost_category(api, tenant, brand, reader, run
                                                            "category": "marketing"}
 
 
-async def test_a_status_for_a_message_not_yet_stored_is_retried_then_acknowledged(services, tenant, brand):
-    [change] = changes_of(status("wamid.LATE", "sent"))
-    ctx = {"services": services, "job_try": 1, "job_id": "x"}
-    with pytest.raises(Retry):
-        await chatapp_webhook_change(ctx, change.__dict__)
-    assert await chatapp_webhook_change({**ctx, "job_try": 3}, change.__dict__) == "unmatched"
-    # Once the send has stored the provider id, the retry applies it.
+async def test_a_status_for_a_message_not_yet_stored_is_offered_again_then_applied(api, services, tenant, brand):
+    stream = ingestion_stream(services)
+    assert (await post(api, status("wamid.LATE", "sent"))).status == 200
+    assert await drain(services, "test") == 1  # unmatched: acknowledged, and offered again later
+    assert await stream.backlog() == 1 and await stream.next_due_in() > 0
+    # Once the send has stored the provider id, the next offer applies it.
     message = await outbound(tenant, "wamid.LATE")
-    assert await chatapp_webhook_change({**ctx, "job_try": 2}, change.__dict__) == "applied"
+    await asyncio.sleep(await stream.next_due_in())
+    assert await drain(services, "test") == 1
     assert (await stored(tenant, message)).status == "sent"
+    assert await stream.backlog() == 0
 
 
-async def test_unmatched_statuses_are_acknowledged_through_the_worker(api, tenant, brand, run_worker):
-    await deliver(api, run_worker, status("wamid.NOBODY", "delivered"))
-    results = [r for r in await tenant.services.arq.all_job_results()
-               if r.job_id.startswith(tenant.services.rkey("chatwh"))]
-    assert [(r.success, r.result) for r in results] == [(True, "unmatched")]
+async def test_unmatched_statuses_are_acknowledged_through_the_worker(api, tenant, brand, run_worker, caplog):
+    with caplog.at_level(logging.INFO, logger="leadline.webhooks"):
+        await deliver(api, run_worker, status("wamid.NOBODY", "delivered"))
+    stream = ingestion_stream(tenant.services)
+    assert await stream.backlog() == 0  # offered UNMATCHED_TRIES times, then acknowledged
+    assert any("not stored here acknowledged" in r.getMessage() for r in caplog.records)
+    assert await DomainEvent.count_in(ObjectId(tenant.org_id)) == 0
+
+
+async def test_a_change_queued_by_the_previous_design_is_still_processed(services, tenant, brand):
+    """arq jobs `chatapp_webhook_change` queued before an upgrade run the same processing."""
+    message = await outbound(tenant, "wamid.OLD")
+    [change] = changes_of(status("wamid.OLD", "delivered"))
+    assert await chatapp_webhook_change({"services": services}, change.__dict__) == "applied"
+    assert (await stored(tenant, message)).status == "delivered"
 
 
 async def test_the_sandbox_path_applies_inline(services, api, tenant, brand):

@@ -6,6 +6,7 @@ import asyncio
 from bson import ObjectId
 
 from leadline.models.channels import ChannelAccount
+from leadline.resolvers.auth.cache import invalidate_org
 from leadline.resolvers.messaging import tier
 from tests.helpers import assert_error
 from tests.messaging.support import PHONE, seed_template, send_body
@@ -63,6 +64,8 @@ async def test_higher_tiers_and_numbers_are_separate(api, tenant, brand, sender,
     assert_error(await api.post("/v2.0/chatapp/send", sender, json=send_body()), 429, "MESSAGING_LIMIT_REACHED")
     account.messaging_tier = "TIER_2K"
     await account.save()
+    # As every change to an account the service makes: running servers drop what they cached of it.
+    await invalidate_org(services.redis, services.settings.redis_prefix, account.org_id)
     assert (await api.post("/v2.0/chatapp/send", sender, json=send_body())).status == 200
     assert tier.tier_limit(account) == 2000
     account.messaging_tier = "TIER_UNLIMITED"

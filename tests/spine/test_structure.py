@@ -8,7 +8,10 @@ mapping that off-the-shelf import linters, which walk the `leadline/` folder onl
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,3 +149,24 @@ def test_domain_code_never_touches_a_raw_collection():
                  for path in (ROOT / folder).rglob("*.py")
                  for n, line in enumerate(path.read_text().splitlines(), 1) if _RAW.search(line)]
     assert offenders == []
+
+
+REGISTRATIONS = """
+import json, sys
+import {module}
+from leadline.resolvers.billing.usage import tracked_keys
+from leadline.resolvers.webhooks.handlers import handled_fields
+print(json.dumps([sorted(tracked_keys()), sorted(handled_fields())]))
+"""
+
+
+def test_every_process_has_every_domains_registrations():
+    """The worker imports few domain modules itself; a handler missing in a process would acknowledge
+    that process's webhook changes as unhandled (it once did)."""
+    expected = [["max_contact_tags", "max_contacts", "max_custom_attributes", "max_templates"],
+                ["message_template_quality_update", "message_template_status_update", "messages",
+                 "template_category_update"]]
+    for module in ("leadline.jobs.worker", "leadline.app"):
+        out = subprocess.run([sys.executable, "-c", REGISTRATIONS.format(module=module)], capture_output=True,
+                             text=True, check=True, cwd=ROOT).stdout
+        assert json.loads(out) == expected, module
