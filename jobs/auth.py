@@ -19,7 +19,10 @@ async def flush_key_last_used(ctx: dict) -> int:
         key_id = raw_id.decode() if isinstance(raw_id, bytes) else raw_id
         if not ObjectId.is_valid(key_id):
             continue
-        when = datetime.fromtimestamp(int(raw_us) / 1_000_000, tz=timezone.utc)
+        try:  # float(): values written before the gate formatted them are in scientific notation
+            when = datetime.fromtimestamp(int(float(raw_us)) / 1_000_000, tz=timezone.utc)
+        except (TypeError, ValueError, OverflowError):
+            continue
         ops.append(UpdateOne({"_id": ObjectId(key_id)}, {"$max": {"last_used_at": when}}))
     if ops:
         # A system job across organisations: it addresses keys by id only.

@@ -1,7 +1,16 @@
-"""The arq worker: its task list, cron schedule and the services each task receives in ctx."""
+"""The arq worker: its task list, cron schedule and the services each task receives in ctx.
+
+A running (non-burst) worker refreshes a heartbeat key in Redis every `worker_heartbeat_seconds`; it
+expires after three periods, so /health can tell that no worker is running.
+"""
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import math
+import os
+import socket
 from contextlib import AsyncExitStack, suppress
 
 from arq import cron
@@ -9,6 +18,7 @@ from arq.connections import RedisSettings
 from arq.worker import Worker
 
 from leadline.jobs.auth import flush_key_last_used
+from leadline.jobs.failures import recorded
 from leadline.jobs.contacts import recount_all_contact_terms, recount_contact_terms
 from leadline.jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
 from leadline.jobs.templates import sandbox_template_review
@@ -17,12 +27,34 @@ from leadline.config import Settings
 from leadline.services import open_services
 from leadline.resolvers.context import Services
 
-FUNCTIONS = [flush_key_last_used, sandbox_template_review, chatapp_webhook_change,
-             dispatch_scheduled_message, sweep_scheduled_messages, sandbox_message_status,
-             recount_contact_terms, recount_all_contact_terms]
-CRON_JOBS = [cron(flush_key_last_used, second=0, run_at_startup=False),
-             cron(sweep_scheduled_messages, second=30, run_at_startup=False),
-             cron(recount_all_contact_terms, hour=3, minute=17, second=0, run_at_startup=False)]
+log = logging.getLogger("leadline.worker")
+MAX_TRIES = 5
+# Every task and cron job: a failure for good is logged at error level and kept in the dead-letter
+# store (jobs/failures.py).
+TASKS = [flush_key_last_used, sandbox_template_review, chatapp_webhook_change, dispatch_scheduled_message,
+         sweep_scheduled_messages, sandbox_message_status, recount_contact_terms, recount_all_contact_terms]
+FUNCTIONS = [recorded(task, max_tries=MAX_TRIES) for task in TASKS]
+_BY_NAME = {task.__name__: job for task, job in zip(TASKS, FUNCTIONS)}
+CRON_JOBS = [cron(_BY_NAME["flush_key_last_used"], second=0, run_at_startup=False),
+             cron(_BY_NAME["sweep_scheduled_messages"], second=30, run_at_startup=False),
+             cron(_BY_NAME["recount_all_contact_terms"], hour=3, minute=17, second=0, run_at_startup=False)]
+
+
+def heartbeat_key(prefix: str) -> str:
+    return f"{prefix}:worker:heartbeat"
+
+
+async def heartbeat(services: Services, stop: asyncio.Event) -> None:
+    settings = services.settings
+    key, every = heartbeat_key(settings.redis_prefix), settings.worker_heartbeat_seconds
+    value = json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
+    while not stop.is_set():
+        try:
+            await services.redis.set(key, value, ex=max(1, math.ceil(every * 3)))
+        except Exception as exc:  # noqa: BLE001 - Redis away: the key expires and /health says so
+            log.warning("worker heartbeat not written: %s", exc)
+        with suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), every)
 
 
 def build_worker(settings: Settings, *, burst: bool = False, handle_signals: bool = True,
@@ -43,9 +75,14 @@ def build_worker(settings: Settings, *, burst: bool = False, handle_signals: boo
         await sweep_scheduled_messages(ctx)
         if not burst:
             ctx["ingestion"] = asyncio.create_task(ingest_forever(ctx["services"], stop))
+            ctx["heartbeat"] = asyncio.create_task(heartbeat(ctx["services"], stop))
 
     async def shutdown(ctx: dict) -> None:
         stop.set()
+        if "heartbeat" in ctx:
+            ctx["heartbeat"].cancel()
+            with suppress(asyncio.CancelledError):
+                await ctx["heartbeat"]
         if "ingestion" in ctx:
             # The batch in hand is finished and acknowledged; an unfinished one would be taken over later.
             with suppress(asyncio.CancelledError):
@@ -55,6 +92,7 @@ def build_worker(settings: Settings, *, burst: bool = False, handle_signals: boo
     return Worker(
         functions=FUNCTIONS,
         cron_jobs=CRON_JOBS if with_cron else None,
+        max_tries=MAX_TRIES,
         redis_settings=RedisSettings.from_dsn(settings.redis_url),
         queue_name=settings.arq_queue_name,
         on_startup=startup,

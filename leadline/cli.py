@@ -1,27 +1,21 @@
-"""The `leadline` command: up (whole embedded stack), serve, worker, admin."""
+"""The `leadline` command: up (the whole embedded stack, supervised), serve, worker, admin.
+
+A start that fails prints one sentence with the cause (and the log to read), never a traceback.
+"""
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import logging
 import os
 import signal
-import subprocess
 import sys
 from dataclasses import replace
 
 from leadline import logs
 from leadline.config import Settings
-from leadline.embedded import EmbeddedStack, read_state
-
-
-def _bool(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("true", "1", "yes"):
-        return True
-    if lowered in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError("expected true or false")
+from leadline.embedded import EmbeddedProcess, EmbeddedStack, StartError, Supervisor, read_state
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,43 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
     worker = sub.add_parser("worker", help="the arq worker alone (uses MONGODB_URL, REDIS_URL)")
     worker.add_argument("--data-dir", default=".leadline")
 
-    admin = sub.add_parser("admin", help="operator commands; print one JSON object")
+    admin = sub.add_parser("admin", help="operator commands; print JSON")
     admin.add_argument("--data-dir", default=".leadline")
     acts = admin.add_subparsers(dest="action", required=True)
-    a = acts.add_parser("create-org")
-    a.add_argument("--name", required=True)
-    a.add_argument("--plan", default="free", choices=["free", "growth", "pro", "business"])
-    a.add_argument("--timezone", default="UTC")
-    a = acts.add_parser("create-key")
-    a.add_argument("--org", required=True)
-    a.add_argument("--scopes", required=True)
-    a.add_argument("--label")
-    a = acts.add_parser("revoke-key")
-    a.add_argument("--org", required=True)
-    a.add_argument("--key-id", required=True)
-    a = acts.add_parser("set-plan")
-    a.add_argument("--org", required=True)
-    a.add_argument("--plan", required=True, choices=["free", "growth", "pro", "business"])
-    a = acts.add_parser("set-org-active")
-    a.add_argument("--org", required=True)
-    a.add_argument("--active", required=True, type=_bool)
-    a = acts.add_parser("set-allowed-origins")
-    a.add_argument("--org", required=True)
-    a.add_argument("--origins", required=True)
-    a = acts.add_parser("connect-channel")
-    a.add_argument("--org", required=True)
-    a.add_argument("--platform", required=True, choices=["chatapp", "photoapp", "pageapp"])
-    a.add_argument("--number", required=True)
-    a.add_argument("--business-name")
-    a.add_argument("--review-status", default="APPROVED", choices=["APPROVED", "PENDING", "REJECTED"])
-    a.add_argument("--provider", choices=["sandbox", "meta"], help="adapter for this account (default: LEADLINE_PROVIDER)")
-    a.add_argument("--provider-id", help="provider phone-number id (chatapp) or account/page id")
-    a.add_argument("--provider-account-id", help="provider business account id (chatapp: the WABA id)")
-    a.add_argument("--access-token", help="provider access token")
-    a = acts.add_parser("set-wallet")
-    a.add_argument("--org", required=True)
-    a.add_argument("--balance", required=True)
-    a.add_argument("--active", type=_bool, default=True)
+    from leadline.admin import load
+
+    for name, cmd in load().items():
+        cmd.arguments(acts.add_parser(name, help=cmd.help))
     return parser
 
 
@@ -92,47 +56,34 @@ def _backends_from_state(settings: Settings, data_dir: str) -> Settings:
 
 
 # --- admin --------------------------------------------------------------------------------
-async def _run_admin(args: argparse.Namespace, settings: Settings) -> dict:
+async def _run_admin(args: argparse.Namespace, settings: Settings):
+    from contextlib import AsyncExitStack
+
     from redis.asyncio import Redis
 
+    from leadline.admin import COMMANDS, AdminEnv
     from leadline.database import connect_database
-    from leadline.resolvers.auth import admin
-    from leadline.resolvers.billing.admin import set_wallet
-    from leadline.resolvers.channels.admin import connect_channel
+    from leadline.resolvers.auth.admin import AdminError
+    from leadline.services import open_services
 
+    cmd = COMMANDS[args.action]
     if not settings.mongodb_url:
-        raise admin.AdminError("no database: start `leadline up` in this directory or set MONGODB_URL")
-    mongo = await connect_database(settings.mongodb_url, settings.database_name)
-    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
-    prefix = settings.redis_prefix
-    try:
-        act = args.action
-        if act == "create-org":
-            return await admin.create_org(args.name, args.plan, args.timezone)
-        if act == "create-key":
-            return await admin.create_key(args.org, args.scopes, args.label)
-        if act == "connect-channel":
-            return await connect_channel(args.org, args.platform, args.number, args.business_name, args.review_status,
-                                         provider=args.provider, provider_id=args.provider_id,
-                                         access_token=args.access_token,
-                                         provider_account_id=args.provider_account_id, redis=redis, prefix=prefix)
-        if act == "set-wallet":
-            return await set_wallet(args.org, args.balance, args.active)
-        if redis is None:
-            raise admin.AdminError("no Redis to tell running servers about the change: set REDIS_URL")
-        if act == "revoke-key":
-            return await admin.revoke_key(redis, prefix, args.org, args.key_id)
-        if act == "set-plan":
-            return await admin.set_plan(redis, prefix, args.org, args.plan)
-        if act == "set-org-active":
-            return await admin.set_org_active(redis, prefix, args.org, args.active)
-        if act == "set-allowed-origins":
-            return await admin.set_allowed_origins(redis, prefix, args.org, args.origins)
-        raise admin.AdminError(f"unknown action {act}")
-    finally:
-        if redis is not None:
-            await redis.aclose()
-        await mongo.close()
+        raise AdminError("no database: start `leadline up` in this directory or set MONGODB_URL")
+    if (cmd.needs_redis or cmd.needs_services) and not settings.redis_url:
+        raise AdminError("no Redis to tell running servers about the change: set REDIS_URL")
+    async with AsyncExitStack() as stack:
+        if cmd.needs_services:
+            services = await stack.enter_async_context(open_services(settings))
+            env = AdminEnv(settings, services.redis, services)
+        else:
+            mongo = await connect_database(settings.mongodb_url, settings.database_name,
+                                           timeout_ms=settings.db_timeout_ms)
+            stack.push_async_callback(mongo.close)
+            redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+            if redis is not None:
+                stack.push_async_callback(redis.aclose)
+            env = AdminEnv(settings, redis)
+        return await cmd.run(args, env)
 
 
 def admin_main(args: argparse.Namespace) -> int:
@@ -152,7 +103,8 @@ def admin_main(args: argparse.Namespace) -> int:
 
 
 # --- serving ------------------------------------------------------------------------------
-async def _serve(settings: Settings, on_ready=None) -> None:
+async def _serve(settings: Settings, on_ready=None, supervise=None) -> None:
+    """Serve the API until SIGINT/SIGTERM; `supervise(stop)` runs beside it (`leadline up`'s children)."""
     from aiohttp import web
 
     from leadline.app import create_app
@@ -160,19 +112,43 @@ async def _serve(settings: Settings, on_ready=None) -> None:
     app = create_app(settings)
     runner = web.AppRunner(app, shutdown_timeout=settings.shutdown_timeout, access_log=None, handle_signals=False)
     await runner.setup()
-    site = web.TCPSite(runner, settings.host, settings.port)
-    await site.start()
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    if on_ready:
-        on_ready(f"http://{settings.host}:{settings.port}")
+    supervisor = None
     try:
+        site = web.TCPSite(runner, settings.host, settings.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            reason = os.strerror(exc.errno).lower() if exc.errno else str(exc)
+            raise StartError(f"the API cannot listen on {settings.host}:{settings.port}: {reason}") from None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        if supervise is not None:
+            supervisor = asyncio.create_task(supervise(stop))
+        if on_ready:
+            on_ready(f"http://{settings.host}:{settings.port}")
         await stop.wait()
     finally:
+        stop.set()
+        if supervisor is not None:
+            await supervisor
         # Stops accepting, lets in-flight requests finish (up to shutdown_timeout), then closes services.
         await runner.cleanup()
+
+
+def _start_failed(command: str, exc: BaseException, data_dir: str | None = None) -> int:
+    """One sentence on stderr, never a traceback (it is logged at DEBUG for a developer)."""
+    if isinstance(exc, KeyboardInterrupt):
+        return 130
+    if isinstance(exc, StartError):
+        print(f"leadline {command}: {exc}.", file=sys.stderr, flush=True)
+        return 1
+    logging.getLogger("leadline.cli").debug("start failed", exc_info=exc)
+    where = f"; see the logs in {os.path.join(os.path.abspath(data_dir), 'logs')}" if data_dir else ""
+    print(f"leadline {command}: stopped by an unexpected error ({type(exc).__name__}: {exc}){where}.",
+          file=sys.stderr, flush=True)
+    return 1
 
 
 def serve_main(args: argparse.Namespace) -> int:
@@ -180,12 +156,16 @@ def serve_main(args: argparse.Namespace) -> int:
     settings = replace(settings, host=args.host or settings.host, port=args.port or settings.port)
     settings = _backends_from_state(settings, args.data_dir)
     stack = None
-    if not settings.mongodb_url or not settings.redis_url:
-        stack = EmbeddedStack.start(args.data_dir)
-        settings = replace(settings, mongodb_url=settings.mongodb_url or stack.database.url,
-                           redis_url=settings.redis_url or stack.redis.url)
     try:
+        if not settings.mongodb_url or not settings.redis_url:
+            stack = EmbeddedStack.start(args.data_dir)
+            settings = replace(settings, mongodb_url=settings.mongodb_url or stack.database.url,
+                               redis_url=settings.redis_url or stack.redis.url)
         asyncio.run(_serve(settings, on_ready=lambda url: print(f"Leadline API listening on {url}", flush=True)))
+    except BaseException as exc:  # noqa: BLE001 - an operator gets a sentence, not a traceback
+        if isinstance(exc, SystemExit):
+            raise
+        return _start_failed("serve", exc, args.data_dir if stack else None)
     finally:
         if stack:
             stack.stop()
@@ -203,32 +183,55 @@ def worker_main(args: argparse.Namespace) -> int:
     return 0
 
 
+def _forget_worker(settings: Settings):
+    """After the worker died: drop its heartbeat, so /health reports it missing until a new one beats."""
+    async def on_exit(child: EmbeddedProcess) -> None:
+        if child.name != "worker":
+            return
+        from redis.asyncio import Redis
+
+        from leadline.jobs.worker import heartbeat_key
+
+        redis = Redis.from_url(settings.redis_url, socket_connect_timeout=1, socket_timeout=1)
+        try:
+            await redis.delete(heartbeat_key(settings.redis_prefix))
+        finally:
+            await redis.aclose()
+    return on_exit
+
+
 def up_main(args: argparse.Namespace) -> int:
     settings = replace(Settings.from_env(), host=args.host, port=args.port, mcp_port=args.mcp_port,
-                       data_dir=args.data_dir)
+                       data_dir=args.data_dir, health_requires_worker=True)
     print(f"Starting the embedded stack in {os.path.abspath(args.data_dir)} ...", flush=True)
-    stack = EmbeddedStack.start(args.data_dir)
-    settings = replace(settings, mongodb_url=settings.mongodb_url or stack.database.url,
-                       redis_url=settings.redis_url or stack.redis.url)
-    env = {**os.environ, "MONGODB_URL": settings.mongodb_url, "REDIS_URL": settings.redis_url}
-    log_dir = os.path.join(args.data_dir, "logs")
-    worker = subprocess.Popen([sys.executable, "-m", "leadline.cli", "worker"], env=env,
-                              stdout=open(os.path.join(log_dir, "worker.log"), "ab"), stderr=subprocess.STDOUT)
-
-    def ready(url: str) -> None:
-        stack.write_state(base_url=url)
-        print(f"Leadline is up: {url}  (GraphQL: {url}/graphql; stop with Ctrl-C)", flush=True)
-
+    stack = None
     try:
-        asyncio.run(_serve(settings, on_ready=ready))
+        stack = EmbeddedStack.start(args.data_dir)
+        for what in stack.ended:
+            print(f"Ended the {what} a previous run left running.", flush=True)
+        settings = replace(settings, mongodb_url=settings.mongodb_url or stack.database.url,
+                           redis_url=settings.redis_url or stack.redis.url)
+        env = {**os.environ, "MONGODB_URL": settings.mongodb_url, "REDIS_URL": settings.redis_url}
+        worker = EmbeddedProcess("worker", None, [sys.executable, "-m", "leadline.cli", "worker"],
+                                 stack.log_path("worker"), stack.pid_path("worker"), env=env, stop_timeout=30.0)
+        stack.extra.append(worker)
+        worker.spawn()
+        children = [stack.database, stack.redis, worker]
+        supervisor = Supervisor(children, on_exit=_forget_worker(settings))
+
+        def ready(url: str) -> None:
+            stack.write_state(base_url=url)
+            print(f"Leadline is up: {url}  (GraphQL: {url}/graphql; stop with Ctrl-C)", flush=True)
+
+        asyncio.run(_serve(settings, on_ready=ready, supervise=supervisor.run))
+    except BaseException as exc:  # noqa: BLE001 - an operator gets a sentence, not a traceback
+        if isinstance(exc, SystemExit):
+            raise
+        return _start_failed("up", exc, args.data_dir)
     finally:
-        worker.send_signal(signal.SIGTERM)
-        try:
-            worker.wait(30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        stack.stop()
-        print("Leadline stopped.", flush=True)
+        if stack is not None:
+            stack.stop()
+            print("Leadline stopped.", flush=True)
     return 0
 
 

@@ -56,6 +56,12 @@ class Settings:
     # runs at most max_jobs / poll_delay jobs per second (arq's defaults, 10 and 0.5 s, cap it at 20/s).
     worker_max_jobs: int = 50
     worker_poll_delay: float = 0.02
+    # Every database command's time budget (pymongo's timeoutMS; 0: none).
+    db_timeout_ms: int = 10_000
+    # A running worker refreshes a heartbeat in Redis this often (it expires after three periods);
+    # with health_requires_worker, /health reports the worker missing without one (`leadline up` sets it).
+    worker_heartbeat_seconds: float = 2.0
+    health_requires_worker: bool = False
     extra: dict = field(default_factory=dict)
 
     @property
@@ -92,5 +98,9 @@ class Settings:
             ingest_stale_seconds=_env_float("LEADLINE_INGEST_STALE_SECONDS", 30.0),
             worker_max_jobs=int(os.environ.get("LEADLINE_WORKER_MAX_JOBS", "50")),
             worker_poll_delay=_env_float("LEADLINE_WORKER_POLL_DELAY", 0.02),
+            db_timeout_ms=int(os.environ.get("LEADLINE_DB_TIMEOUT_MS", "10000")),
+            worker_heartbeat_seconds=_env_float("LEADLINE_WORKER_HEARTBEAT_SECONDS", 2.0),
+            health_requires_worker=os.environ.get("LEADLINE_HEALTH_REQUIRES_WORKER", "").strip().lower()
+            in ("1", "true", "yes"),
         )
         return replace(settings, **overrides) if overrides else settings

@@ -1,18 +1,33 @@
-"""HTTP middlewares: request ids and logs, the error envelope, authentication and rate limits."""
+"""HTTP middlewares (request ids and logs, the error envelope, request size limits, authentication and
+rate limits) and the /graphql view.
+
+Size limits: aiohttp's parser is given room (`PARSER_LIMITS`, leadline/app.py) so that a long URL or
+header reaches `request_middleware`, which refuses it in the JSON envelope: a URL over `MAX_URL_BYTES`
+is 414 URI_TOO_LONG, a header over `MAX_HEADER_BYTES` or headers over `MAX_HEADERS_BYTES` in all are 431
+HEADERS_TOO_LARGE. Past the parser's own limits (1 MiB a line) aiohttp answers a plain 400 itself.
+"""
 from __future__ import annotations
 
 import logging
 import re
 import time
 import uuid
+from typing import Any
 
 from aiohttp import web
+from cross_web import HTTPException
+from strawberry.aiohttp.views import GraphQLView
+from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.types import ExecutionResult
+from strawberry.types.unset import UNSET
 
 from leadline.app_keys import SERVICES, SETTINGS
 from leadline.logs import request_id_var
 from leadline.resolvers.auth.authenticate import authenticate, rate_limit_error
 from leadline.resolvers.errors import ApiError, internal_error
+from leadline.resolvers.json_limits import clip
 from leadline.rest_compat.envelope import error_response
+from leadline.rest_compat.handler import load_json
 from leadline.rest_compat.request_keys import CTX, MARKER, RATE_HEADERS, REQUEST_ID
 from leadline.schema.bindings import SUCCESS_MARKER
 
@@ -20,6 +35,11 @@ log = logging.getLogger("leadline.http")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 API_PREFIX = "/v2.0"
 GRAPHQL_PATH = "/graphql"
+
+MAX_URL_BYTES = 8 * 1024
+MAX_HEADER_BYTES = 8 * 1024
+MAX_HEADERS_BYTES = 32 * 1024
+PARSER_LIMITS = {"max_line_size": 1024 * 1024, "max_field_size": 1024 * 1024}
 
 
 def _needs_auth(request: web.Request) -> bool:
@@ -48,6 +68,20 @@ def _http_error(exc: web.HTTPException, request: web.Request) -> ApiError:
     return ApiError(code, exc.reason or "Request refused.", status=exc.status)
 
 
+def check_request_size(request: web.Request) -> None:
+    """414 for a URL over MAX_URL_BYTES; 431 for a header over MAX_HEADER_BYTES or over MAX_HEADERS_BYTES
+    of headers in all."""
+    if len(request.raw_path) > MAX_URL_BYTES:
+        raise ApiError("URI_TOO_LONG", f"The URL is longer than {MAX_URL_BYTES} bytes.")
+    total = 0
+    for name, value in request.raw_headers:
+        size = len(name) + len(value)
+        total += size + 4
+        if size > MAX_HEADER_BYTES or total > MAX_HEADERS_BYTES:
+            raise ApiError("HEADERS_TOO_LARGE", f"A header is longer than {MAX_HEADER_BYTES} bytes or the headers "
+                                                f"exceed {MAX_HEADERS_BYTES} bytes in all.")
+
+
 @web.middleware
 async def request_middleware(request: web.Request, handler):
     """Outermost: request id, one log line per request, and every error as the JSON envelope."""
@@ -57,24 +91,27 @@ async def request_middleware(request: web.Request, handler):
     token = request_id_var.set(request_id)
     started = time.perf_counter()
     status = 500
+    graphql = request.path == GRAPHQL_PATH
     try:
         try:
+            check_request_size(request)
             response = await handler(request)
         except ApiError as err:
-            response = error_response(err, request.get(MARKER, SUCCESS_MARKER))
+            response = error_response(err, request.get(MARKER, SUCCESS_MARKER), graphql=graphql)
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
-            response = error_response(_http_error(exc, request), request.get(MARKER, SUCCESS_MARKER))
+            response = error_response(_http_error(exc, request), request.get(MARKER, SUCCESS_MARKER), graphql=graphql)
         except Exception:
             log.exception("unhandled error")
-            response = error_response(internal_error(), request.get(MARKER, SUCCESS_MARKER))
+            response = error_response(internal_error(), request.get(MARKER, SUCCESS_MARKER), graphql=graphql)
         status = response.status
         return response
     finally:
         ctx = request.get(CTX)
-        log.info("%s %s %s", request.method, request.path, status, extra={
-            "method": request.method, "path": request.path, "status": status,
+        path = clip(request.path, 200)
+        log.info("%s %s %s", request.method, path, status, extra={
+            "method": request.method, "path": path, "status": status,
             "duration_ms": round((time.perf_counter() - started) * 1000, 2),
             "org_id": str(ctx.org.id) if ctx and ctx.org else None,
             "key_id": str(ctx.key.id) if ctx and ctx.key else None,
@@ -102,3 +139,74 @@ async def add_common_headers(request: web.Request, response: web.StreamResponse)
         response.headers["X-Request-Id"] = request[REQUEST_ID]
     for name, value in request.get(RATE_HEADERS, {}).items():
         response.headers.setdefault(name, value)
+
+
+# --- /graphql ---------------------------------------------------------------------------------------
+GRAPHQL_REFUSAL = web.RequestKey("graphql_refusal", tuple)
+_BATCH_REASONS = ("Batching is not enabled", "Too many operations")
+
+
+def _graphql_http_error(exc: HTTPException, request: web.Request) -> ApiError:
+    """Strawberry's plain-text refusals as the JSON envelope."""
+    cause = exc.__cause__
+    if isinstance(cause, InvalidOperationTypeError):
+        kind = cause.operation_type.value
+        return ApiError("METHOD_NOT_ALLOWED", f"A {kind} cannot be sent with {request.method}; send it with POST.",
+                        headers={"Allow": "POST"})
+    if exc.reason in _BATCH_REASONS:
+        return ApiError("INVALID_BODY", "Send one GraphQL operation per request: batches (a JSON array) are not "
+                                        "accepted.")
+    if exc.status_code == 404:
+        return ApiError("NOT_FOUND", f"No endpoint {request.method} {clip(request.path)}.")
+    if exc.status_code == 405:
+        return ApiError("METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {GRAPHQL_PATH}.",
+                        headers={"Allow": "GET, POST"})
+    if exc.reason == "Unsupported content type":
+        return ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as JSON with 'Content-Type: application/json'.")
+    if exc.reason.startswith("The GraphQL operation's"):
+        return ApiError("INVALID_BODY", exc.reason)
+    return ApiError("VALIDATION_ERROR", clip(exc.reason), status=exc.status_code if exc.status_code >= 400 else 400)
+
+
+def _refusal(result: ExecutionResult) -> tuple[int, dict[str, str]] | None:
+    """(status, headers) when GraphQL refused the request as a whole (nothing ran: no error has a path),
+    as opposed to errors of fields that ran (200, with whatever data there is)."""
+    errors = result.errors or []
+    if result.data is not None or not errors or any(e.path is not None for e in errors):
+        return None
+    first = errors[0]
+    original = first.original_error
+    if isinstance(original, ApiError):
+        return original.status, original.headers
+    status = (first.extensions or {}).get("status")
+    return (status if isinstance(status, int) and status >= 400 else 400), {}
+
+
+class LeadlineGraphQLView(GraphQLView):
+    """Strawberry's aiohttp view with the service's body decoding (load_json: depth, surrogates, NUL),
+    its refusals in the JSON envelope, and a 4xx status when GraphQL refuses the request as a whole."""
+
+    async def get_context(self, request: web.Request, response: Any) -> Any:
+        return request.get(CTX)
+
+    def decode_json(self, data: str | bytes) -> object:
+        return load_json(data)
+
+    async def process_result(self, request: web.Request, result: ExecutionResult):
+        if (refusal := _refusal(result)) is not None:
+            request[GRAPHQL_REFUSAL] = refusal
+        return await super().process_result(request, result)
+
+    async def run(self, request, context=UNSET, root_value=UNSET):  # type: ignore[override]
+        response = await super().run(request, context, root_value)
+        if (refusal := request.get(GRAPHQL_REFUSAL)) is not None and isinstance(response, web.Response):
+            status, headers = refusal
+            response.set_status(status)
+            response.headers.update(headers)
+        return response
+
+    async def __call__(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return await self.run(request)
+        except HTTPException as exc:
+            raise _graphql_http_error(exc, request) from None

@@ -30,7 +30,7 @@ def build_providers(settings: Settings) -> ProviderRegistry:
 async def open_services(settings: Settings, *, with_queue: bool = True) -> AsyncIterator[Services]:
     if not settings.mongodb_url or not settings.redis_url:
         raise RuntimeError("MONGODB_URL and REDIS_URL must be resolved before services open")
-    mongo = await connect_database(settings.mongodb_url, settings.database_name)
+    mongo = await connect_database(settings.mongodb_url, settings.database_name, timeout_ms=settings.db_timeout_ms)
     redis = Redis.from_url(settings.redis_url, max_connections=256)
     arq = await create_pool(RedisSettings.from_dsn(settings.redis_url),
                             default_queue_name=settings.arq_queue_name) if with_queue else None

@@ -35,7 +35,7 @@ async def receive(request: web.Request) -> web.Response:
         raise ApiError("INVALID_SIGNATURE", "The X-Hub-Signature-256 header is missing or wrong.", status=401)
     try:
         payload = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise ApiError("INVALID_JSON", "The webhook body is not valid JSON.") from None
     if not isinstance(payload, dict):
         raise ApiError("INVALID_BODY", "The webhook body must be a JSON object.")

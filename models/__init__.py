@@ -3,7 +3,8 @@ from leadline.models.auth import ApiKey, Organisation
 from leadline.models.billing import Payment, Subscription, Wallet
 from leadline.models.channels import ChannelAccount
 from leadline.models.chats import ChatMessage, Conversation
-from leadline.models.contacts import Contact, ContactCounter, ContactTermCount, CustomField, Tag
+from leadline.models.deadletters import DeadLetter
+from leadline.models.contacts import ConsentKeywords, Contact, ContactCounter, ContactTermCount, CustomField, Tag
 from leadline.models.events import DomainEvent
 from leadline.models.messaging import ScheduledMessage
 from leadline.models.templates import MessageTemplate
@@ -12,9 +13,10 @@ DOCUMENT_MODELS: list[type] = [
     Organisation, ApiKey,
     Subscription, Payment, Wallet,
     ChannelAccount,
-    Contact, ContactCounter, ContactTermCount, CustomField, Tag,
+    Contact, ContactCounter, ContactTermCount, CustomField, Tag, ConsentKeywords,
     ChatMessage, Conversation,
     DomainEvent,
+    DeadLetter,
     MessageTemplate,
     ScheduledMessage,
 ]

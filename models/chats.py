@@ -40,6 +40,11 @@ class ChatMessage(TenantDocument):
     error: dict[str, Any] | None = None  # {code, title, message} of a failed delivery
     # Inbox-only notes are internal; `excludeInternal` hides them from history.
     internal: bool = False
+    # Inbound only: the sender edited (new content kept) or deleted (content removed) the message.
+    edited: bool = False
+    deleted: bool = False
+    edited_at: datetime | None = None
+    deleted_at: datetime | None = None
     store_in_ai_context: bool = False
     status_times: dict[str, datetime] = Field(default_factory=dict)
     # Inbound only (resolvers/chats/inbound.py): the provider id again, under a unique index, so a

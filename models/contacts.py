@@ -111,3 +111,15 @@ class Tag(TenantDocument):
     class Settings:
         name = "contact_tags"
         indexes = [IndexModel([("org_id", ASCENDING), ("name_key", ASCENDING)], unique=True)]
+
+
+class ConsentKeywords(TenantDocument):
+    """The organisation's own opt-out and opt-in keywords for inbound messages; without a document, the
+    defaults of resolvers/contacts/consent.py apply."""
+
+    opt_out: list[str] = Field(default_factory=list)
+    opt_in: list[str] = Field(default_factory=list)
+
+    class Settings:
+        name = "contact_consent_keywords"
+        indexes = [IndexModel([("org_id", ASCENDING)], unique=True)]

@@ -41,7 +41,7 @@ class Services:
     def stream(self, name: str, **options: Any) -> WorkStream:
         """The durable work queue `name` (resolvers/streams.py), one object per process."""
         if name not in self._streams:
-            self._streams[name] = WorkStream(self.redis, self.rkey("stream", name), **options)
+            self._streams[name] = WorkStream(self.redis, self.rkey("stream", name), name=name, **options)
         return self._streams[name]
 
 

@@ -49,6 +49,7 @@ ERROR_STATUS: dict[str, int] = {
     "SCHEDULE_NOT_CANCELLABLE": 400,
     # Messaging codes this service adds (docs/messaging.md)
     "SERVICE_WINDOW_CLOSED": 409,
+    "CONTACT_OPTED_OUT": 409,
     "MESSAGING_LIMIT_REACHED": 429,
     "SCHEDULE_NOT_FOUND": 404,
     # Contacts, fields, tags
@@ -148,6 +149,8 @@ ERROR_STATUS: dict[str, int] = {
     "NOT_FOUND": 404,
     "METHOD_NOT_ALLOWED": 405,
     "PAYLOAD_TOO_LARGE": 413,
+    "URI_TOO_LONG": 414,
+    "HEADERS_TOO_LARGE": 431,
 }
 
 # Fields an error may carry next to code/message/details, in envelope and extensions alike.

@@ -21,6 +21,7 @@ EVENT_KINDS = frozenset({
     "chatapp.message_sent",
     "chatapp.message_status",
     "contact.created",
+    "contact.updated",
     "campaign.button_click",
     "campaign.reply",
     "inbox.conversation_status_changed",

@@ -25,12 +25,15 @@ def country_code_digits(raw: str | int | None) -> str | None:
     if not code:
         return None
     if not _COUNTRY_CODE.match(code) or not phonenumbers.region_codes_for_country_code(int(code)):
-        raise ApiError("INVALID_PHONE_NUMBER", f"'{raw}' is not a known country calling code.")
+        raise ApiError("INVALID_PHONE_NUMBER", f"'{str(raw)[:100]}' is not a known country calling code.")
     return code
 
 
 def _valid(number: phonenumbers.PhoneNumber | None) -> str | None:
-    if number is None or not phonenumbers.is_valid_number(number):
+    """Accepted when `phonenumbers` deems it *possible* for its country code (its length fits): the
+    library's numbering-plan metadata lags behind real plans (the provider's wa_id 972987654321 is
+    "invalid" to it), and whether a number is reachable is the provider's to say."""
+    if number is None or not phonenumbers.is_possible_number(number):
         return None
     return f"{number.country_code}{number.national_number}"
 
@@ -43,7 +46,7 @@ def _parse(text: str, region: str | None) -> phonenumbers.PhoneNumber | None:
 
 
 def try_normalize_phone(raw: str | None, country_code: str | int | None = None) -> str | None:
-    """Full international digits without `+`, or None when the number is not valid.
+    """Full international digits without `+`, or None when the number is not a possible one.
 
     A number written with `+` (or `00`) is international. Otherwise, with a country code, a number
     that already starts with that code and is valid as such is kept; any other is read as a local
@@ -74,8 +77,8 @@ def normalize_phone(raw: str | None, country_code: str | int | None = None, *, p
     """`try_normalize_phone`, refusing an invalid number with INVALID_PHONE_NUMBER."""
     normalized = try_normalize_phone(raw, country_code)
     if normalized is None:
-        raise ApiError("INVALID_PHONE_NUMBER", f"'{raw}' is not a valid phone number"
-                       + (f" for country code {country_code}." if country_code else
+        raise ApiError("INVALID_PHONE_NUMBER", f"'{str(raw)[:100]}' is not a valid phone number"
+                       + (f" for country code {str(country_code)[:100]}." if country_code else
                           "; use full international digits (country code first) or send countryCode."),
                        details=[{"path": path, "code": "INVALID_PHONE_NUMBER", "message": "not a valid phone number"}])
     return normalized

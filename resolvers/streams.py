@@ -6,7 +6,7 @@ in one Lua call). Consumers `claim` up to N entries at once and `ack` them after
 written. An entry claimed by a consumer that died stays pending in the group; after `stale_ms`
 another consumer takes it over, so a crash (even `kill -9`) loses nothing. An entry delivered
 `max_deliveries` times without being acknowledged is moved to the stream's dead letters (with the
-last error) instead of failing forever.
+last error) instead of failing forever (resolvers/deadletters.py).
 
 The webhook ingestion (resolvers/webhooks/dispatch.py) and the campaign fan-out share this.
 """
@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from redis.exceptions import ResponseError
+
+from leadline.resolvers import deadletters
 
 log = logging.getLogger("leadline.streams")
 
@@ -55,12 +57,12 @@ def _decode(value: Any) -> str:
 
 
 class WorkStream:
-    def __init__(self, redis, key: str, *, group: str = "workers", stale_ms: int = 30_000,
-                 max_deliveries: int = 5) -> None:
+    def __init__(self, redis, key: str, *, name: str | None = None, group: str = "workers",
+                 stale_ms: int = 30_000, max_deliveries: int = 5) -> None:
         self.redis = redis
         self.key = key
+        self.name = name or key
         self.delayed_key = f"{key}:delayed"
-        self.dead_key = f"{key}:dead"
         self.group = group
         self.stale_ms = stale_ms
         self.max_deliveries = max_deliveries
@@ -155,11 +157,9 @@ class WorkStream:
         await pipe.execute()
 
     async def dead_letter(self, entry: Entry, error: str) -> None:
-        """Keep the entry with its error for an operator, and take it off the queue."""
-        await self.redis.xadd(self.dead_key, {"d": json.dumps(entry.payload), "error": error[:2000],
-                                              "deliveries": entry.deliveries, "entry": entry.id})
+        """Keep the entry with its error in the dead-letter store, and take it off the queue."""
+        await deadletters.record("stream", self.name, entry.payload, error, entry.deliveries)
         await self.ack([entry.id])
-        log.error("entry %s of %s dead-lettered after %d deliveries: %s", entry.id, self.key, entry.deliveries, error)
 
     async def backlog(self) -> int:
         """Entries not yet acknowledged plus those waiting for their time (0: nothing left to do)."""

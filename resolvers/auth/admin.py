@@ -16,6 +16,7 @@ from leadline.resolvers.auth.cache import invalidate_org
 from leadline.resolvers.auth.keys import display_prefix, hash_key, new_legacy_key, new_scoped_key
 from leadline.resolvers.auth.scopes import parse_scopes
 from leadline.resolvers.billing.plans import PLANS
+from leadline.resolvers.context import RequestContext
 
 MAX_ACTIVE_SCOPED_KEYS = 10
 
@@ -89,6 +90,25 @@ async def revoke_key(redis, prefix: str, org_raw: str, key_raw: str) -> dict:
         await key.save()
     await invalidate_org(redis, prefix, org.id)
     return {"keyId": str(key.id), "revoked": True}
+
+
+async def list_keys(org_raw: str) -> list[dict]:
+    """The organisation's keys, oldest first, without their secrets (`leadline admin list-keys`)."""
+    org = await get_org(org_raw)
+    return [key_row(key) for key in await keys_of(org.id)]
+
+
+async def keys_of(org: ObjectId | RequestContext) -> list[ApiKey]:
+    return await ApiKey.find_in(org).sort("created_at").to_list()
+
+
+def key_row(key: ApiKey) -> dict:
+    def iso(value):
+        return value.isoformat().replace("+00:00", "Z") if value else None
+
+    return {"keyId": str(key.id), "kind": key.kind, "label": key.label, "prefix": key.prefix,
+            "scopes": list(key.scopes) if key.kind == "scoped" else ["*"], "createdAt": iso(key.created_at),
+            "lastUsedAt": iso(key.last_used_at), "revoked": key.revoked_at is not None}
 
 
 async def _update_org(redis, prefix: str, org: Organisation, **changes) -> None:

@@ -119,6 +119,26 @@ async def _admit(services: Services, entry: CachedAuth) -> GateResult:
     return await services.gate.admit(entry.key.id, entry.org.id, per_sec, per_day)
 
 
+async def charge(ctx: RequestContext, cost: int) -> GateResult:
+    """Charge `cost` more units to the request's key, all or none (a GraphQL request's root fields beyond
+    the first, which authentication charged). RATE_LIMIT_EXCEEDED_* when a window cannot take them all;
+    VALIDATION_ERROR when the request alone holds more root fields than the plan's per-second limit (it
+    could never be admitted: split it)."""
+    per_sec, per_day = _limits_of_plan(ctx.org.plan)
+    if cost + 1 > per_sec:
+        raise ApiError("VALIDATION_ERROR", f"This request holds {cost + 1} root fields, more than the "
+                                           f"{per_sec} requests per second of this key's plan; split it.")
+    gate = await ctx.services.gate.admit(ctx.key.id, ctx.org.id, per_sec, per_day, cost=cost)
+    if gate.outcome != "ok":
+        raise rate_limit_error(gate)
+    return gate
+
+
+def _limits_of_plan(plan: str) -> tuple[int, int]:
+    limits = plan_for(plan).limits
+    return limits["api_rate_limit_per_sec"], limits["api_rate_limit_per_day"]
+
+
 def rate_limit_error(gate: GateResult) -> ApiError:
     headers = {"Retry-After": str(gate.retry_after), **gate.headers()}
     if gate.outcome == "per_second":

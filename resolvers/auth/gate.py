@@ -14,13 +14,16 @@ from bson import ObjectId
 SECOND_US = 1_000_000
 DAY_US = 86_400 * SECOND_US
 
-# KEYS: 1 per-second log, 2 per-day log, 3 org auth token, 4 last-used hash
-# ARGV: 1 per-second limit, 2 per-day limit, 3 unique member, 4 key id
+# KEYS: 1 per-second log, 2 per-day log, 3 org auth token, 4 last-used hash (microseconds, written with
+# %.0f: Lua's tostring gives 1.7953e+15 for numbers this large)
+# ARGV: 1 per-second limit, 2 per-day limit, 3 unique member, 4 key id, 5 cost (units admitted at once:
+# a GraphQL request's extra root fields; all or none)
 _GATE_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local sec_limit = tonumber(ARGV[1])
 local day_limit = tonumber(ARGV[2])
+local cost = tonumber(ARGV[5]) or 1
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 1000000)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 86400000000)
 local sec_count = redis.call('ZCARD', KEYS[1])
@@ -32,18 +35,22 @@ local function oldest(key)
   if first[2] then return tonumber(first[2]) end
   return now
 end
-if sec_count >= sec_limit then
+if sec_count + cost > sec_limit then
   return {1, tostring(oldest(KEYS[1]) + 1000000 - now), sec_count, day_count, token, tostring(oldest(KEYS[2]) + 86400000000 - now)}
 end
-if day_count >= day_limit then
+if day_count + cost > day_limit then
   return {2, tostring(oldest(KEYS[2]) + 86400000000 - now), sec_count, day_count, token, tostring(oldest(KEYS[1]) + 1000000 - now)}
 end
-redis.call('ZADD', KEYS[1], now, ARGV[3])
-redis.call('ZADD', KEYS[2], now, ARGV[3])
+for i = 1, cost do
+  local member = ARGV[3]
+  if i > 1 then member = member .. ':' .. i end
+  redis.call('ZADD', KEYS[1], now, member)
+  redis.call('ZADD', KEYS[2], now, member)
+end
 redis.call('PEXPIRE', KEYS[1], 2000)
 redis.call('PEXPIRE', KEYS[2], 86401000)
-redis.call('HSET', KEYS[4], ARGV[4], tostring(now))
-return {0, tostring(oldest(KEYS[1]) + 1000000 - now), sec_count + 1, day_count + 1, token, tostring(oldest(KEYS[2]) + 86400000000 - now)}
+redis.call('HSET', KEYS[4], ARGV[4], string.format('%.0f', now))
+return {0, tostring(oldest(KEYS[1]) + 1000000 - now), sec_count + cost, day_count + cost, token, tostring(oldest(KEYS[2]) + 86400000000 - now)}
 """
 
 
@@ -89,10 +96,14 @@ class RateGate:
         self._prefix = prefix
         self._script = redis.register_script(_GATE_LUA)
 
-    async def admit(self, key_id: ObjectId, org_id: ObjectId, per_second: int, per_day: int) -> GateResult:
+    async def admit(self, key_id: ObjectId, org_id: ObjectId, per_second: int, per_day: int,
+                    cost: int = 1) -> GateResult:
+        """Admit `cost` units at once (all or none): a request is 1; a GraphQL request's extra root fields
+        are charged as one more call with their number."""
         p = self._prefix
         keys = [f"{p}:rl:{key_id}:s", f"{p}:rl:{key_id}:d", f"{p}:authver:{org_id}", last_used_key(p)]
-        raw = await self._script(keys=keys, args=[per_second, per_day, uuid.uuid4().hex, str(key_id)])
+        args = [per_second, per_day, uuid.uuid4().hex, str(key_id), max(1, int(cost))]
+        raw = await self._script(keys=keys, args=args)
         code, reset_a, sec_used, day_used, token, reset_b = raw
         token = token.decode() if isinstance(token, bytes) else token
         outcome = {0: "ok", 1: "per_second", 2: "per_day"}[int(code)]

@@ -16,7 +16,9 @@ from leadline.models.channels import ChannelAccount
 from leadline.models.chats import ChatMessage, Conversation
 from leadline.models.contacts import Contact
 from leadline.models.events import DomainEvent
+from leadline.models.base import utcnow
 from leadline.resolvers.chats import conversations, parse
+from leadline.resolvers.contacts import consent
 from leadline.resolvers.contacts.ensure import Sender, ensure_contacts
 from leadline.resolvers.events import Event, emit_many, event_id
 from leadline.resolvers.context import RequestContext
@@ -131,11 +133,52 @@ async def receive_many(ctx: RequestContext, items: list[Inbound]) -> list[str]:
         outcomes[p.index] = "stored"
     for i in sorted(duplicates):
         outcomes[new[i].index] = await _redelivered(ctx, new[i])
-    for p in prepared:  # after the stores: a reaction may name a message of this very batch
+    await _consent(ctx, stored)
+    for p in prepared:  # after the stores: a reaction or an edit may name a message of this very batch
         if p.parsed.action == "react":
             outcomes[p.index] = await _react(ctx, p.account, p.contact, p.phone, p.bsuid, p.name, p.cmid, p.at,
                                              p.parsed.content or {})
+        elif p.parsed.action in ("edit", "revoke"):
+            outcomes[p.index] = await _amend(ctx, p)
     return outcomes
+
+
+async def _consent(ctx: RequestContext, stored: list[tuple[_Prepared, ChatMessage]]) -> None:
+    """Opt-out and opt-in keywords (resolvers/contacts/consent.py): the organisation's words are read only
+    when a short text could be one."""
+    candidates = [(p, m) for p, m in stored if p.contact is not None and m.type in ("text", "button")
+                  and m.text and len(m.text) <= consent.MAX_KEYWORD + 8]
+    if not candidates:
+        return
+    words = await consent.keywords(ctx)
+    for p, message in candidates:
+        decision = words.decision(message.text)
+        if decision is not None:
+            await consent.apply_keyword(ctx, p.contact, decision, message.text)
+
+
+async def _amend(ctx: RequestContext, p: _Prepared) -> str:
+    """An edit (the new content replaces the stored one) or a deletion (the content is removed) of an
+    earlier inbound message of the same sender."""
+    body = p.parsed.content or {}
+    original_id = body.get("original_message_id")
+    original = await _message_of_org(ctx, original_id) if isinstance(original_id, str) else None
+    if original is None or original.direction != "inbound" or (p.phone and original.phone not in (None, p.phone)):
+        log.info("inbound '%s' message acknowledged, not stored (no such original message)", p.parsed.kind,
+                 extra={"cmid": p.cmid, "original": original_id, "org_id": str(ctx.org_id)})
+        return "ignored"
+    if p.parsed.kind == "revoke":
+        changes = {"deleted": True, "deleted_at": p.at, "text": None, "media": None, "content": None}
+    else:
+        new = body.get("message") if isinstance(body.get("message"), dict) else {}
+        parsed = parse.parse({**new, "type": new.get("type") or original.type})
+        if parsed.action != "store":
+            return "ignored"
+        changes = {"edited": True, "edited_at": p.at, "text": parsed.text,
+                   "media": parsed.media if parsed.media is not None else original.media,
+                   "content": parsed.content if parsed.content is not None else original.content}
+    await ChatMessage.update_one_in(original, {"_id": original.id}, {"$set": {**changes, "updated_at": utcnow()}})
+    return "applied"
 
 
 async def receive(ctx: RequestContext, account: ChannelAccount, value: dict[str, Any], item: Any) -> str:

@@ -12,15 +12,15 @@ from typing import Any
 
 MEDIA_KINDS = ("image", "video", "document", "audio", "sticker")
 STORED_KINDS = (*MEDIA_KINDS, "text", "location", "contacts", "button", "interactive", "order")
-# Acknowledged and logged, not stored (an edit or deletion of a message, system notices, ...).
-IGNORED_KINDS = ("edit", "revoke", "system", "unsupported", "ephemeral", "request_welcome", "unknown")
+# Acknowledged and logged, not stored (system notices, unsupported content, ...).
+IGNORED_KINDS = ("system", "unsupported", "ephemeral", "request_welcome", "unknown")
 MAX_TEXT = 4096
 
 
 @dataclass(frozen=True)
 class Parsed:
     kind: str  # the provider's `type`
-    action: str  # "store", "react" or "ignore"
+    action: str  # "store", "react", "edit", "revoke" or "ignore"
     text: str | None = None
     media: dict[str, Any] | None = None
     content: dict[str, Any] | None = None
@@ -69,6 +69,8 @@ def parse(message: dict[str, Any]) -> Parsed:
     body = _obj(message.get(kind))
     if kind == "reaction":
         return Parsed(kind, "react", content=body)
+    if kind in ("edit", "revoke"):  # of an earlier message: `original_message_id` (and the new `message`)
+        return Parsed(kind, kind, content=body)
     if kind not in STORED_KINDS:
         return Parsed(kind, "ignore")
     content: dict[str, Any] = {}

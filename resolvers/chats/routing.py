@@ -123,6 +123,8 @@ async def route(services: Services, metadatas: list[Any]) -> tuple[list[ChannelA
         contexts = await org_contexts(services, [a.org_id for a in accounts if a is not None])
         tokens = await org_tokens(services, set(contexts))
         now = time.monotonic()
+        for org_id, ctx in contexts.items():
+            ctx.org_token = tokens[org_id]  # the organisation's cached configuration is valid with it
         for key, account in zip(missing, accounts):
             if account is not None and account.org_id in contexts:
                 found[key] = cache[key] = _Route(account, contexts[account.org_id], tokens[account.org_id], now)

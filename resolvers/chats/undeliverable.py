@@ -23,6 +23,7 @@ async def mark_undeliverable(ctx: RequestContext, contact_id: ObjectId | None, p
             contact = await Contact.find_one_in(ctx, {"phone": phone})
         if contact is None or contact.chatapp_undeliverable:
             return False
-        if await update_contact(contact, {"chatapp_undeliverable": True}, None, None) is not None:
+        if await update_contact(contact, {"chatapp_undeliverable": True}, None, None, ctx=ctx,
+                                source="provider") is not None:
             return True
     return False

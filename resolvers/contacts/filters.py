@@ -13,6 +13,7 @@ from typing import Any
 from bson import ObjectId
 
 from leadline.resolvers.contacts.fields import FIELD_KEY
+from leadline.resolvers.contacts.patterns import unsafe
 from leadline.resolvers.contacts.ids import object_id
 from leadline.resolvers.contacts.terms import term
 from leadline.resolvers.errors import detail, validation_error
@@ -23,8 +24,6 @@ STRING_FIELDS = ("phone", "countryCode", "contactName", "email", "platform", "bu
 BOOLEAN_FIELDS = ("optedOut", "auto_added")
 ALLOWED_FIELDS = (*STRING_FIELDS, *BOOLEAN_FIELDS)
 MAX_PATTERN, MAX_MEMBERS, MAX_CLAUSES = 200, 100, 20
-# A quantified group that itself holds a quantifier, e.g. (a+)+ or (.*x){9}: catastrophic backtracking.
-_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
 
 
 @dataclass
@@ -50,8 +49,8 @@ def _pattern(path: str, value: str) -> dict[str, str]:
         re.compile(value)
     except re.error as exc:
         raise _Bad("INVALID_PATTERN", f"{path}: invalid regular expression ({exc})") from None
-    if _NESTED_QUANTIFIER.search(value):
-        raise _Bad("UNSAFE_PATTERN", f"{path}: nested quantifiers such as (a+)+ are not allowed")
+    if (problem := unsafe(value)) is not None:
+        raise _Bad("UNSAFE_PATTERN", f"{path}: {problem}")
     return {"$regex": value, "$options": "i"}
 
 

@@ -2,9 +2,14 @@
 
 A filter that is one term (one exact clause, one value) takes the window probe of
 resolvers/contacts/windows.py; any other filter one aggregation pass.
+
+Pages are built from raw documents by `contacts_from_raw`: a row that does not validate, or whose
+free-form values are too deep to serve (written by an older version), is logged and left out of its page
+rather than failing the page for the whole organisation.
 """
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -13,14 +18,14 @@ from leadline.models.contacts import Contact
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.contacts import counters, term_counts, windows
 from leadline.resolvers.contacts.filters import build_filter
+from leadline.resolvers.contacts.rows import contact_from_raw, contacts_from_raw  # noqa: F401
 from leadline.resolvers.errors import ApiError
 from leadline.resolvers.pagination import Page, PageRequest, page_request
 from leadline.resolvers.phones import normalize_phone
 
+log = logging.getLogger(__name__)
 LIST_DEFAULT, LIST_MAX = 100, 100
 FILTER_DEFAULT, FILTER_MAX = 50, 500
-
-
 @dataclass
 class SeqPage(Page[Contact]):
     """A page of the unfiltered list: `seq` ranges, so the page count comes from the last seq handed out
@@ -42,7 +47,8 @@ async def _seq_page(ctx: RequestContext, page: int, limit: int) -> SeqPage:
     high = last_seq - (page - 1) * limit
     items: list[Contact] = []
     if high > 0:
-        items = await Contact.find_in(ctx, {"seq": {"$gt": high - limit, "$lte": high}}).sort("-seq").to_list()
+        rows = await Contact.find_raw_in(ctx, {"seq": {"$gt": high - limit, "$lte": high}}, sort=[("seq", -1)])
+        items = contacts_from_raw(rows)
     return SeqPage(items, page, limit, total, last_seq)
 
 
@@ -59,9 +65,18 @@ async def filter_contacts(ctx: RequestContext, raw_filter: Any, page: int | None
     if (term := windows.single_term(query)) is not None:
         count = await term_counts.count_of(ctx.org_id, term)
         if windows.worth_probing(req.skip + req.limit, count):
-            items, total = await windows.term_page(ctx.org_id, term, req.skip, req.limit, count)
+            items, total = await _term_page(ctx, term, req, count)
             return Page(items, req.page, req.limit, total)
     return await aggregate_page(ctx, query, req)
+
+
+async def _term_page(ctx: RequestContext, term: str, req: PageRequest, count: int) -> tuple[list[Contact], int]:
+    """windows.term_page with the page's rows built by contacts_from_raw (the total rule is the same:
+    exact when the probe read every match, else the maintained count)."""
+    _, last_seq = await counters.snapshot(ctx.org_id)
+    found, exhausted = await windows.probe(ctx.org_id, term, req.skip + req.limit, count, last_seq)
+    total = len(found) if exhausted else max(count, len(found))
+    return contacts_from_raw(found[req.skip:req.skip + req.limit]), total
 
 
 async def aggregate_page(ctx: RequestContext, query: dict[str, Any], req: PageRequest) -> Page[Contact]:
@@ -73,7 +88,7 @@ async def aggregate_page(ctx: RequestContext, query: dict[str, Any], req: PageRe
     # aggregate_in keeps the `terms` clause first, where SecantusDB narrows by it.
     result = (await Contact.aggregate_in(ctx, pipeline))[0]
     total = result["total"][0]["n"] if result["total"] else 0
-    return Page([Contact.model_validate(doc) for doc in result["items"]], req.page, req.limit, total)
+    return Page(contacts_from_raw(result["items"]), req.page, req.limit, total)
 
 
 async def get_by_phone(ctx: RequestContext, phone: str | None, country_code: str | None,

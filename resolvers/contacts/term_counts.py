@@ -12,12 +12,14 @@ from collections import Counter
 from typing import Iterable
 
 from bson import ObjectId
+import pymongo
 from pymongo import DeleteOne, UpdateOne
 from pymongo.errors import BulkWriteError
 
 from leadline.models.contacts import Contact, ContactTermCount
 
 _DUPLICATE_KEY = 11000
+RECOUNT_SECONDS = 600
 
 
 async def _bulk(org_id: ObjectId, ops: list) -> None:
@@ -67,6 +69,12 @@ async def recount(org_id: ObjectId) -> dict[str, int]:
 
     A contact write racing the recount can leave its own change out; the next run repairs it.
     """
+    # A large organisation's recount runs longer than the per-command budget (LEADLINE_DB_TIMEOUT_MS).
+    with pymongo.timeout(RECOUNT_SECONDS):
+        return await _recount(org_id)
+
+
+async def _recount(org_id: ObjectId) -> dict[str, int]:
     grouped = await Contact.aggregate_in(org_id, [
         {"$match": {}}, {"$unwind": "$terms"}, {"$group": {"_id": "$terms", "n": {"$sum": 1}}}])
     actual = {row["_id"]: row["n"] for row in grouped}

@@ -19,6 +19,7 @@ from leadline.resolvers.contacts.terms import contact_terms
 from leadline.resolvers.contacts.values import coerce_custom_fields
 from leadline.resolvers.errors import ApiError, detail, validation_error
 from leadline.resolvers.events import Event, emit, emit_many
+from leadline.resolvers.json_limits import check_json
 from leadline.resolvers.phones import country_code_digits, is_bsuid, normalize_phone
 
 TEXT_FIELDS = ("contactName", "email", "platform", "businessName", "addressLine1", "addressLine2", "city",
@@ -82,6 +83,9 @@ async def upsert_contact(ctx: RequestContext, write: ContactWrite) -> UpsertResu
         raise ApiError("MISSING_PHONE", "phone is required.")
     if write.customFields is not None and not isinstance(write.customFields, dict):
         raise ApiError("INVALID_CUSTOM_FIELDS", "customFields must be a plain JSON object keyed by fieldKey.")
+    # The free-form limits (the JSON scalar applies them too; jobs and direct callers come through here).
+    check_json(write.customFields, "customFields")
+    check_json(write.lead_segments, "lead_segments")
     code = country_code_digits(write.countryCode)
     phone = normalize_phone(write.phone, code or country_code_digits(write.defaultCountryCode))
     if write.bsuid is not None and not is_bsuid(write.bsuid):
@@ -108,7 +112,7 @@ async def upsert_contact(ctx: RequestContext, write: ContactWrite) -> UpsertResu
             created = await insert_new_contact(ctx, phone, code, changes, custom, segments)
             if created is not None:
                 return UpsertResult(created, True)
-        elif (updated := await update_contact(existing, changes, custom, segments)) is not None:
+        elif (updated := await update_contact(existing, changes, custom, segments, ctx=ctx)) is not None:
             return UpsertResult(updated, False)
     raise ApiError("INTERNAL_SERVER_ERROR", "The contact changed concurrently too often; try again.")
 
@@ -125,12 +129,17 @@ async def insert_new_contact(ctx: RequestContext, phone: str, code: str | None, 
     """Insert; None when another request created the same phone first (the caller then updates it).
     Raises LIMIT_EXCEEDED at the plan's max_contacts."""
     seq = await counters.reserve_slot(ctx.org_id, limit_of(ctx, "max_contacts"))
-    contact = _new_contact(ctx, phone, seq, code, changes, custom, segments)
     try:
+        contact = _new_contact(ctx, phone, seq, code, changes, custom, segments)
         await contact.insert()
     except DuplicateKeyError:
         await counters.release_slot(ctx.org_id)
         return None
+    except BaseException:
+        # Whatever refused the write, the slot is given back: a kept slot would count a contact that
+        # does not exist (the list would report a total with no row to show).
+        await counters.release_slot(ctx.org_id)
+        raise
     await term_counts.apply(ctx.org_id, contact.terms)
     await emit(ctx, "contact.created", _created_payload(contact))
     return contact
@@ -141,9 +150,13 @@ async def insert_new_contacts(ctx: RequestContext, new: list[tuple[str, str | No
     one event write. Returns the contacts stored; a phone created concurrently elsewhere is left out
     (the caller reads it), and so are phones past the plan's max_contacts (logged by the caller)."""
     seqs = await counters.reserve_slots(ctx.org_id, len(new), limit_of(ctx, "max_contacts"))
-    contacts = [_new_contact(ctx, phone, seq, code, changes, None, None)
-                for (phone, code, changes), seq in zip(new, seqs)]
-    duplicates = await Contact.insert_many_in(ctx, contacts)
+    try:
+        contacts = [_new_contact(ctx, phone, seq, code, changes, None, None)
+                    for (phone, code, changes), seq in zip(new, seqs)]
+        duplicates = await Contact.insert_many_in(ctx, contacts)
+    except BaseException:
+        await counters.release_slot(ctx.org_id, len(seqs))
+        raise
     if duplicates:
         await counters.release_slot(ctx.org_id, len(duplicates))
     stored = [c for i, c in enumerate(contacts) if i not in duplicates]
@@ -168,9 +181,11 @@ def _created_payload(contact: Contact) -> dict[str, Any]:
 
 
 async def update_contact(existing: Contact, changes: dict[str, Any], custom: dict[str, Any] | None,
-                         segments: dict[str, Any] | None) -> Contact | None:
+                         segments: dict[str, Any] | None, *, ctx: RequestContext | None = None,
+                         source: str = "api") -> Contact | None:
     """Conditional on the version read, so `terms` always matches the values (and the term counts
-    move by exactly the difference); None when the contact moved on."""
+    move by exactly the difference); None when the contact moved on. With `ctx`, a change records
+    `contact.updated` with the fields that changed and what changed them (`source`)."""
     updated = existing.model_copy(deep=True)
     for name, value in changes.items():
         setattr(updated, name, value)
@@ -189,4 +204,10 @@ async def update_contact(existing: Contact, changes: dict[str, Any], custom: dic
         return None
     await term_counts.apply_diff(existing.org_id, existing.terms, updated.terms)
     updated.version += 1
+    changed = sorted(name for name in fields - {"terms", "updated_at"}
+                     if getattr(updated, name) != getattr(existing, name))
+    if ctx is not None and changed:
+        await emit(ctx, "contact.updated", {
+            "contactId": str(updated.id), "phone": updated.phone, "bsuid": updated.bsuid, "changed": changed,
+            "optedOut": updated.optedOut, "source": source, "updatedAt": updated.updated_at.isoformat()})
     return updated

@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 
 from leadline.models.contacts import CustomField
 from leadline.resolvers.errors import ApiError, detail, validation_error
+from leadline.resolvers.json_limits import clip
 from leadline.resolvers.phones import try_normalize_phone
 
 _SPLIT = re.compile(r"[,|;]")
@@ -94,7 +95,7 @@ def _choice(value: Any, field: CustomField) -> str:
     by_lower = {o.lower(): o for o in field.options}
     chosen = by_lower.get(value.strip().lower())
     if chosen is None:
-        raise _Invalid(f"'{value}' is not one of: {', '.join(field.options)}")
+        raise _Invalid(f"'{clip(value)}' is not one of: {clip(', '.join(field.options), 300)}")
     return chosen
 
 
@@ -123,11 +124,11 @@ def coerce_custom_fields(raw: Any, definitions: dict[str, CustomField],
     out: dict[str, Any] = {}
     problems = []
     for key, value in raw.items():
-        path = f"customFields.{key}"
+        path = f"customFields.{clip(key)}"
         field = definitions.get(key)
         if field is None:
             problems.append(detail(path, "UNKNOWN_CUSTOM_FIELD",
-                                   f"'{key}' is not a custom field of this organisation; create it first"))
+                                   f"'{clip(key)}' is not a custom field of this organisation; create it first"))
             continue
         if value is None:
             out[key] = None
@@ -135,7 +136,7 @@ def coerce_custom_fields(raw: Any, definitions: dict[str, CustomField],
         try:
             out[key] = COERCE[field.fieldType](value, field, country_code)
         except _Invalid as exc:
-            problems.append(detail(path, "INVALID_VALUE", f"{key} ({field.fieldType}) {exc}"))
+            problems.append(detail(path, "INVALID_VALUE", f"{clip(key)} ({field.fieldType}) {exc}"))
     if problems:
         raise validation_error(problems, f"customFields has {len(problems)} invalid entr"
                                          f"{'y' if len(problems) == 1 else 'ies'}: {problems[0]['message']}")

@@ -16,6 +16,7 @@ from bson import ObjectId
 
 from leadline.models.contacts import Contact
 from leadline.resolvers.contacts import counters, term_counts
+from leadline.resolvers.contacts.rows import contacts_from_raw
 
 # Page 1 reads about this many times the page size; a window that comes back short doubles it.
 OVERSHOOT = 1.5
@@ -72,4 +73,4 @@ async def term_page(org_id: ObjectId, term: str, skip: int, limit: int,
     _, last_seq = await counters.snapshot(org_id)
     found, exhausted = await probe(org_id, term, skip + limit, count, last_seq)
     total = len(found) if exhausted else max(count, len(found))
-    return [Contact.model_validate(doc) for doc in found[skip:skip + limit]], total
+    return contacts_from_raw(found[skip:skip + limit]), total

@@ -69,6 +69,9 @@ async def deliver(ctx: RequestContext, account: ChannelAccount, prepared: Prepar
     reservation = None
     if prepared.is_template:
         contact = await contact_for_send(ctx, recipient)
+        if contact is not None and contact.optedOut:
+            raise ApiError("CONTACT_OPTED_OUT", f"{recipient.to} has opted out of messages from this business; "
+                                                "only replies inside an open customer-service window can reach them.")
         reservation = await tier.admit(services, account, recipient.to)
     else:
         contact = await check_window(ctx, account, recipient)

@@ -15,6 +15,8 @@ from leadline.resolvers.providers.base import OutboundTemplate
 
 DEFAULT_LANGUAGE = "en"
 OTP_MAX = 15  # the Cloud API's one-time-password length cap
+# The Cloud API's cap on a body parameter's text; no other text parameter may be longer either.
+PARAMETER_MAX = 1024
 
 
 def template_ref(template: MessageTemplate) -> dict[str, Any]:
@@ -66,6 +68,9 @@ def _text_values(values: list[str] | None, path: str, problems: list[dict]) -> l
         text = str(value) if value is not None else ""
         if not text.strip():
             problems.append(detail(f"{path}[{i}]", "REQUIRED", f"{path}[{i}] must not be empty"))
+        elif len(text) > PARAMETER_MAX:
+            problems.append(detail(f"{path}[{i}]", "TOO_LONG", f"{path}[{i}] is {len(text)} characters; the "
+                                                               f"provider accepts at most {PARAMETER_MAX}"))
         out.append(text)
     return out
 

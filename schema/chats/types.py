@@ -65,6 +65,8 @@ class ChatMessageType:
     error: ChatError | None
     brand_number: str
     internal: bool
+    edited: bool = strawberry.field(description="The sender edited it; the stored content is the new one.")
+    deleted: bool = strawberry.field(description="The sender deleted it; its content is removed.")
     created_at: datetime
 
     @classmethod
@@ -79,7 +81,8 @@ class ChatMessageType:
         return cls(message_id=str(m.id), cmid=m.cmid, direction=m.direction, status=m.status, type=m.type,
                    text=m.text, media=media, components=m.components, reactions=reactions,
                    campaign_id=str(m.campaign_id) if m.campaign_id else None, cost=cost, error=error,
-                   brand_number=m.brand_number, internal=m.internal, created_at=m.created_at)
+                   brand_number=m.brand_number, internal=m.internal, edited=m.edited, deleted=m.deleted,
+                   created_at=m.created_at)
 
 
 @strawberry.type

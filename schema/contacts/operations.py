@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 from leadline.resolvers.context import RequestContext
-from leadline.resolvers.contacts import fields, queries, tags, upsert
+from leadline.resolvers.contacts import consent, fields, queries, tags, upsert
 from leadline.schema.bindings import McpTool, Reply, Rest, spread
 from leadline.schema.common import Listed, Paged, listed, paged
 from leadline.schema.contacts.inputs import (ContactCustomFieldInput, ContactCustomFieldUpdateInput,
                                              ContactFilterInput, ContactInput, ContactPhoneInput, ContactTagInput)
-from leadline.schema.contacts.types import (ContactCustomField, ContactCustomFieldDeleted, ContactFieldList,
+from leadline.schema.contacts.types import (ConsentKeywordsType, ContactCustomField, ContactCustomFieldDeleted, ContactFieldList,
                                             ContactTag, ContactTagDeleted, ContactType, ContactUpsert)
 from leadline.schema.operations import Operations
 
@@ -45,7 +45,7 @@ async def contact_by_phone(ctx: RequestContext, input: ContactPhoneInput) -> Con
 
 
 @ops.mutation(scope="contacts:write", description="Create a contact, or update the one with this phone.",
-              limits=("max_contacts",), events=("contact.created",),
+              limits=("max_contacts",), events=("contact.created", "contact.updated"),
               errors=(*PHONE_ERRORS, "INVALID_CUSTOM_FIELDS", "CONTACT_ALREADY_EXISTS", "TAG_NOT_FOUND",
                       "INVALID_TAG_ID"),
               rest=Rest("POST", "/v2.0/contacts", reply=_upsert_reply), mcp=McpTool("upsert_contact"))
@@ -117,3 +117,15 @@ async def rename_contact_tag(ctx: RequestContext, tag_id: str, input: ContactTag
               rest=Rest("DELETE", "/v2.0/contacts/tags/{tagId}"), mcp=McpTool("delete_tag"))
 async def delete_contact_tag(ctx: RequestContext, tag_id: str) -> ContactTagDeleted:
     return ContactTagDeleted.from_domain(await tags.delete_tag(ctx, tag_id))
+
+
+@ops.query(scope="config:read", description="The opt-out and opt-in keywords of inbound messages (GraphQL only).")
+async def opt_out_keywords(ctx: RequestContext) -> ConsentKeywordsType:
+    return ConsentKeywordsType.from_domain(await consent.keywords(ctx))
+
+
+@ops.mutation(scope="config:write",
+              description="Replace the opt-out and opt-in keywords; an omitted list goes back to its default.")
+async def set_opt_out_keywords(ctx: RequestContext, opt_out: list[str] | None = None,
+                               opt_in: list[str] | None = None) -> ConsentKeywordsType:
+    return ConsentKeywordsType.from_domain(await consent.set_keywords(ctx, opt_out, opt_in))

@@ -7,6 +7,7 @@ from typing import Annotated, Union
 import strawberry
 
 from leadline.models.contacts import Contact, CustomField, Tag
+from leadline.resolvers.contacts.consent import Keywords
 from leadline.resolvers.contacts.fields import CHOICE_TYPES, BuiltinField, FieldListing
 from leadline.resolvers.contacts.upsert import UpsertResult
 from leadline.schema.scalars import JSON
@@ -166,3 +167,15 @@ class ContactTagDeleted:
     @classmethod
     def from_domain(cls, t: Tag) -> "ContactTagDeleted":
         return cls(tag_id=str(t.id), name=t.name)
+
+
+@strawberry.type
+class ConsentKeywordsType:
+    """Whole inbound messages that opt a contact out (`optOut`) or back in (`optIn`), upper-cased."""
+
+    opt_out: list[str]
+    opt_in: list[str]
+
+    @classmethod
+    def from_domain(cls, k: Keywords) -> "ConsentKeywordsType":
+        return cls(opt_out=list(k.opt_out), opt_in=list(k.opt_in))

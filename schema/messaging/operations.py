@@ -30,7 +30,8 @@ def _send_reply(result: dict) -> Reply:
 
 @ops.mutation(scope="messages:send", description="Send an approved template now, or schedule it with scheduledAt.",
               limits=("max_contacts",), events=("chatapp.message_sent", "contact.created"),
-              errors=(*SEND_ERRORS, "MISSING_TEMPLATE", "TEMPLATE_NOT_FOUND", "PARAMETER_VALIDATION_ERROR"),
+              errors=(*SEND_ERRORS, "MISSING_TEMPLATE", "TEMPLATE_NOT_FOUND", "PARAMETER_VALIDATION_ERROR",
+                      "CONTACT_OPTED_OUT"),
               rest=Rest("POST", "/v2.0/chatapp/send", reply=_send_reply), mcp=McpTool("send_template_message"))
 async def send_template_message(ctx: RequestContext, input: SendTemplateInput) -> SendResult:
     return SendResult.from_domain(await send.send_template(ctx, input.to_domain()))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta, timezone
 
 from bson import ObjectId
 
@@ -36,8 +37,8 @@ async def test_the_first_tier_stops_at_250_unique_recipients(api, tenant, brand,
     assert (await api.post("/v2.0/chatapp/send", sender, json=send_body(to=PHONE))).status == 200
     assert await tier.usage(services, account) == 250
     # A scheduled send is accepted now and counted when it is dispatched.
-    resp = await api.post("/v2.0/chatapp/send", sender, json=send_body(to="14155552672",
-                                                                       scheduledAt="2099-01-01T00:00:00Z"))
+    later = (datetime.now(timezone.utc) + timedelta(days=30)).isoformat().replace("+00:00", "Z")
+    resp = await api.post("/v2.0/chatapp/send", sender, json=send_body(to="14155552672", scheduledAt=later))
     assert resp.status == 201
 
 

@@ -147,6 +147,7 @@ async def test_rest_output_of_every_route_is_unchanged(client, tenant):
     await call("POST /v2.0/contacts/filter", json={"filter": {"nope": 1}}, key=reader)
     await call("POST /v2.0/contacts/phone", json={"phone": "4155552671", "countryCode": "1"}, key=reader)
     await call("POST /v2.0/contacts/phone", json={"phone": "19999999999"}, key=reader)
+    await call("POST /v2.0/contacts/phone", json={"phone": "12345"}, key=reader)
     await call("POST /v2.0/contacts/phone", json={}, key=reader)
     await call("POST /v2.0/contacts", json={"phone": "14155550001"}, key=reader)  # INSUFFICIENT_SCOPE
     await call("DELETE /v2.0/contacts/tags/{tagId}", f"/v2.0/contacts/tags/{tag_id}")

@@ -20,7 +20,7 @@ FOLDERS = {"leadline": "leadline", "models": "leadline.models", "resolvers": "le
 
 # Top to bottom: a module may import only from its own layer or the layers below it.
 LAYERS = [
-    ("wiring and jobs", ("leadline.jobs", "leadline.app", "leadline.app_keys", "leadline.cli", "leadline.http",
+    ("wiring and jobs", ("leadline.jobs", "leadline.admin", "leadline.app", "leadline.app_keys", "leadline.cli", "leadline.http",
                          "leadline.services", "leadline.webhooks", "leadline.embedded", "leadline.database",
                          "leadline.logs")),
     ("REST table", ("leadline.rest_compat",)),

@@ -1,0 +1,1 @@
+"""GraphQL types and operations of API keys (full-access keys only)."""

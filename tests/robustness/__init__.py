@@ -1,0 +1,1 @@
+"""Robustness: failures, crashes and abuse, against the real stack."""
