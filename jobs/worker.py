@@ -18,6 +18,7 @@ from arq.connections import RedisSettings
 from arq.worker import Worker
 
 from leadline.jobs.auth import flush_key_last_used
+from leadline.jobs import campaigns, inbox, insights
 from leadline.jobs.failures import recorded
 from leadline.jobs.contacts import recount_all_contact_terms, recount_contact_terms
 from leadline.jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
@@ -30,14 +31,16 @@ from leadline.resolvers.context import Services
 log = logging.getLogger("leadline.worker")
 MAX_TRIES = 5
 # Every task and cron job: a failure for good is logged at error level and kept in the dead-letter
-# store (jobs/failures.py).
+# store (jobs/failures.py). Newer domains list theirs in jobs/<domain>.py (TASKS, CRONS).
 TASKS = [flush_key_last_used, sandbox_template_review, chatapp_webhook_change, dispatch_scheduled_message,
-         sweep_scheduled_messages, sandbox_message_status, recount_contact_terms, recount_all_contact_terms]
+         sweep_scheduled_messages, sandbox_message_status, recount_contact_terms, recount_all_contact_terms,
+         *campaigns.TASKS, *insights.TASKS, *inbox.TASKS]
+CRONS = [(flush_key_last_used, {"second": 0}), (sweep_scheduled_messages, {"second": 30}),
+         (recount_all_contact_terms, {"hour": 3, "minute": 17, "second": 0}),
+         *campaigns.CRONS, *insights.CRONS, *inbox.CRONS]
 FUNCTIONS = [recorded(task, max_tries=MAX_TRIES) for task in TASKS]
 _BY_NAME = {task.__name__: job for task, job in zip(TASKS, FUNCTIONS)}
-CRON_JOBS = [cron(_BY_NAME["flush_key_last_used"], second=0, run_at_startup=False),
-             cron(_BY_NAME["sweep_scheduled_messages"], second=30, run_at_startup=False),
-             cron(_BY_NAME["recount_all_contact_terms"], hour=3, minute=17, second=0, run_at_startup=False)]
+CRON_JOBS = [cron(_BY_NAME[task.__name__], run_at_startup=False, **when) for task, when in CRONS]
 
 
 def heartbeat_key(prefix: str) -> str:

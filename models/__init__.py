@@ -1,4 +1,6 @@
-"""Beanie documents, one module per domain. DOCUMENT_MODELS is what init_beanie registers."""
+"""Beanie documents, one module per domain. DOCUMENT_MODELS is what init_beanie registers; newer
+domains list theirs in their module's MODELS."""
+from leadline.models import assistants, campaigns, inbox, insights, leads, tools
 from leadline.models.auth import ApiKey, Organisation
 from leadline.models.billing import Payment, Subscription, Wallet
 from leadline.models.channels import ChannelAccount
@@ -19,4 +21,5 @@ DOCUMENT_MODELS: list[type] = [
     DeadLetter,
     MessageTemplate,
     ScheduledMessage,
+    *assistants.MODELS, *tools.MODELS, *leads.MODELS, *insights.MODELS, *inbox.MODELS, *campaigns.MODELS,
 ]

@@ -20,6 +20,9 @@ class ChannelAccount(TenantDocument):
     review_status: Literal["APPROVED", "PENDING", "REJECTED"] = "APPROVED"
     phone_quality_rating: str = "GREEN"
     messaging_tier: str = "TIER_250"
+    # The number's throughput (messages per second) that bulk sends pace themselves to; None: the
+    # provider's default (the Cloud API's 80, the sandbox's 1,000).
+    messages_per_second: int | None = None
     # Which provider adapter serves this account; None = the service default (LEADLINE_PROVIDER).
     provider: str | None = None
     provider_phone_number_id: str | None = None

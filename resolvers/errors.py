@@ -139,6 +139,17 @@ ERROR_STATUS: dict[str, int] = {
     "NO_CHATAPP_CHANNEL": 400,
     "CHANNEL_AMBIGUOUS": 400,
     "TEAM_REQUIRED": 400,
+    # Codes the spec implies for its routes (docs/errors.md), by group; a domain adds its own here.
+    # Assistants and tools
+    "TOOL_NOT_FOUND": 404,
+    # Leads
+    "CATEGORY_NOT_FOUND": 404,
+    "INSIGHT_NOT_FOUND": 404,
+    # Inbox
+    "CONVERSATION_NOT_FOUND": 404,
+    "AGENT_NOT_FOUND": 404,
+    "TEAM_NOT_FOUND": 404,
+    "AGENT_NOT_IN_TEAM": 400,
     # Generic
     "INTERNAL_SERVER_ERROR": 500,
     # Service-level codes for malformed requests (not in the spec's table; docs/errors.md)

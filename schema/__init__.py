@@ -27,20 +27,27 @@ from strawberry.types import ExecutionResult
 from leadline.resolvers.auth.authenticate import charge
 from leadline.resolvers.errors import ApiError, detail, validation_error
 from leadline.resolvers.json_limits import clip_echoes
+from leadline.schema.assistants import operations as assistants
 from leadline.schema.auth import operations as auth
 from leadline.schema.billing import operations as billing
+from leadline.schema.campaigns import operations as campaigns
 from leadline.schema.channels import operations as channels
 from leadline.schema.chats import operations as chats
 from leadline.schema.contacts import operations as contacts
+from leadline.schema.inbox import operations as inbox
+from leadline.schema.insights import operations as insights
+from leadline.schema.leads import operations as leads
 from leadline.schema.messaging import operations as messaging
 from leadline.schema.operations import Operation
 from leadline.schema.scalars import SCALAR_OVERRIDES, check_variables
 from leadline.schema.templates import operations as templates
+from leadline.schema.tools import operations as tools
 
 log = logging.getLogger("leadline.graphql")
 
 # Every domain's declarations; a new domain adds its line here. The order is the SDL's and the route table's.
-DOMAINS = (auth.ops, billing.ops, channels.ops, contacts.ops, templates.ops, messaging.ops, chats.ops)
+DOMAINS = (auth.ops, billing.ops, channels.ops, contacts.ops, templates.ops, messaging.ops, chats.ops, campaigns.ops,
+           assistants.ops, tools.ops, leads.ops, insights.ops, inbox.ops)
 OPERATIONS: tuple[Operation, ...] = tuple(op for domain in DOMAINS for op in domain.items)
 
 

@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable
 
 from leadline.config import Settings
 
-MODULES = ("core",)
+MODULES = ("core", "campaigns", "inbox", "insights")
 
 
 @dataclass(frozen=True)

@@ -75,11 +75,15 @@ async def set_allowed_origins(args, env: AdminEnv):
     p.add_argument("--provider", choices=["sandbox", "meta"], help="adapter for this account (default: LEADLINE_PROVIDER)"),
     p.add_argument("--provider-id", help="provider phone-number id (chatapp) or account/page id"),
     p.add_argument("--provider-account-id", help="provider business account id (chatapp: the WABA id)"),
-    p.add_argument("--access-token", help="provider access token")))
+    p.add_argument("--access-token", help="provider access token"),
+    p.add_argument("--mps", type=int, help="the number's messages per second (default: the provider's)"),
+    p.add_argument("--messaging-tier", choices=["TIER_250", "TIER_1K", "TIER_2K", "TIER_10K", "TIER_100K",
+                                                "TIER_UNLIMITED"], help="unique recipients per 24 hours")))
 async def connect(args, env: AdminEnv):
     return await connect_channel(args.org, args.platform, args.number, args.business_name, args.review_status,
                                  provider=args.provider, provider_id=args.provider_id, access_token=args.access_token,
-                                 provider_account_id=args.provider_account_id, redis=env.redis, prefix=env.prefix)
+                                 provider_account_id=args.provider_account_id, messages_per_second=args.mps,
+                                 messaging_tier=args.messaging_tier, redis=env.redis, prefix=env.prefix)
 
 
 @command("set-wallet", "set the prepaid wallet", arguments=lambda p: (

@@ -7,6 +7,7 @@ from leadline.models.base import utcnow
 from leadline.models.channels import PLATFORMS, ChannelAccount
 from leadline.resolvers.auth.admin import AdminError, get_org
 from leadline.resolvers.auth.cache import invalidate_org
+from leadline.resolvers.messaging.tier import TIER_LIMITS
 from leadline.resolvers.phones import digits_only
 
 REVIEW_STATUSES = ("APPROVED", "PENDING", "REJECTED")
@@ -16,7 +17,8 @@ _PAGE_ID = re.compile(r"^[A-Za-z0-9_.-]{3,64}$")
 async def connect_channel(org_raw: str, platform: str, number: str, business_name: str | None = None,
                           review_status: str = "APPROVED", *, provider: str | None = None,
                           provider_id: str | None = None, access_token: str | None = None,
-                          provider_account_id: str | None = None, redis=None, prefix: str | None = None) -> dict:
+                          provider_account_id: str | None = None, messages_per_second: int | None = None,
+                          messaging_tier: str | None = None, redis=None, prefix: str | None = None) -> dict:
     """Connect (or update) a channel account. For chatapp, `provider_id` is the provider's phone-number
     id and `provider_account_id` the business account (WABA) id that template submission needs.
     With `redis`, running servers drop what they cached of the organisation (resolvers/org_cache.py)."""
@@ -49,6 +51,14 @@ async def connect_channel(org_raw: str, platform: str, number: str, business_nam
         account.provider_account_id = provider_account_id
     if access_token is not None:
         account.access_token = access_token
+    if messages_per_second is not None:
+        if not 1 <= messages_per_second <= 10_000:
+            raise AdminError("messages per second is 1 to 10,000")
+        account.messages_per_second = messages_per_second
+    if messaging_tier is not None:
+        if messaging_tier.upper() not in TIER_LIMITS:
+            raise AdminError(f"messaging tier must be one of: {', '.join(TIER_LIMITS)}")
+        account.messaging_tier = messaging_tier.upper()
     account.updated_at = utcnow()
     await account.save()
     if redis is not None:

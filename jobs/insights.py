@@ -1,0 +1,6 @@
+"""Insights jobs: daily rollups and pipeline snapshots. TASKS and CRONS are collected by jobs/worker.py."""
+from __future__ import annotations
+
+TASKS: list = []
+# (task, arq cron keyword arguments)
+CRONS: list = []

@@ -1,0 +1,2 @@
+"""Operator commands of the insights domain (`leadline admin ...`), declared with `@command`."""
+from __future__ import annotations

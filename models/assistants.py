@@ -1,0 +1,5 @@
+"""AI assistants: configuration, channel binding, version history (issue: assistants and tools): the Beanie documents."""
+from __future__ import annotations
+
+# The documents this domain registers with Beanie (models/__init__.py collects them).
+MODELS: list[type] = []

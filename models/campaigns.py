@@ -1,0 +1,5 @@
+"""Campaigns: segments, audiences, bulk personalised sends, reports: the Beanie documents."""
+from __future__ import annotations
+
+# The documents this domain registers with Beanie (models/__init__.py collects them).
+MODELS: list[type] = []

@@ -1,0 +1,1 @@
+"""Campaigns: segments, audiences, bulk personalised sends, reports: the domain logic."""

@@ -1,0 +1,1 @@
+"""Insights: daily AI rollups and lead-pipeline snapshots: the domain logic."""

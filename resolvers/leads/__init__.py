@@ -1,0 +1,1 @@
+"""Lead segmentation (AI lead studio): one configuration per organisation: the domain logic."""

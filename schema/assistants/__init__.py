@@ -1,0 +1,1 @@
+"""AI assistants: configuration, channel binding, version history (issue: assistants and tools): GraphQL types and operations."""

@@ -1,0 +1,1 @@
+"""Campaigns: segments, audiences, bulk personalised sends, reports: GraphQL types and operations."""

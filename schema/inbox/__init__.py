@@ -1,0 +1,1 @@
+"""Team inbox: agents, teams, assignment, inbox statuses, live updates: GraphQL types and operations."""

@@ -1,0 +1,1 @@
+"""AI tools assistants call: definitions by type, secrets, history, run logs: GraphQL types and operations."""
