@@ -26,7 +26,7 @@ def start(cmd: list[str], env: dict, ready: str) -> subprocess.Popen:
 def stop(procs: list[subprocess.Popen]) -> None:
     for proc in procs:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 async def load(make_request, seconds: float | None, concurrency: int, ok=(200,),
@@ -54,3 +54,16 @@ async def load(make_request, seconds: float | None, concurrency: int, ok=(200,),
         await asyncio.gather(*(worker(session) for _ in range(concurrency)))
         elapsed = time.perf_counter() - started
     return len(latencies), len(latencies) / elapsed, statistics.median(latencies) * 1000, errors
+
+
+async def until_drained(redis, key: str, started: float, timeout: float = 300) -> float:
+    """Seconds from `started` until the ingestion stream and its entries due by now are empty."""
+    while True:
+        pipe = redis.pipeline(transaction=False)
+        pipe.xlen(key)
+        pipe.zcount(f"{key}:delayed", "-inf", int(time.time() * 1000))
+        queued, delayed = await pipe.execute()
+        elapsed = time.perf_counter() - started
+        if queued + delayed == 0 or elapsed > timeout:
+            return elapsed
+        await asyncio.sleep(0.1)

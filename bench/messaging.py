@@ -46,7 +46,7 @@ from leadline.resolvers.phones import try_normalize_phone
 from leadline.resolvers.webhooks.signature import sign
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import load, start, stop  # noqa: E402
+from common import load, start, stop, until_drained  # noqa: E402
 
 SECRET = "bench-app-secret"
 BODY = [{"type": "BODY", "text": "Hi {{1}}, your order {{2}} ships today."}]
@@ -101,19 +101,6 @@ async def ceiling(db) -> tuple[float, float]:
     updates = len(docs) / (time.perf_counter() - started)
     await scratch.drop()
     return inserts, updates
-
-
-async def until_drained(redis: Redis, key: str, started: float, timeout: float = 300) -> float:
-    """Seconds from `started` until the ingestion stream and its entries due by now are empty."""
-    while True:
-        pipe = redis.pipeline(transaction=False)
-        pipe.xlen(key)
-        pipe.zcount(f"{key}:delayed", "-inf", int(time.time() * 1000))
-        queued, delayed = await pipe.execute()
-        elapsed = time.perf_counter() - started
-        if queued + delayed == 0 or elapsed > timeout:
-            return elapsed
-        await asyncio.sleep(0.1)
 
 
 async def main(seconds: float, concurrency: int, n_orgs: int, inbound_seconds: float, concurrent: bool) -> None:

@@ -30,13 +30,20 @@ log = logging.getLogger("leadline.streams")
 # KEYS: 1 the delayed set, 2 the stream. ARGV: 1 now (ms), 2 how many.
 # Moves due entries into the stream; returns how many moved.
 _PROMOTE = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local limit, gated = tonumber(ARGV[2]), 0
+if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then
+  limit, gated = tonumber(ARGV[3]), 1
+end
+local due = {}
+if limit > 0 then
+  due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, limit)
+end
 for _, member in ipairs(due) do
   local cut = string.find(member, '|', 1, true)
   redis.call('XADD', KEYS[2], '*', 'd', string.sub(member, cut + 1))
   redis.call('ZREM', KEYS[1], member)
 end
-return #due
+return {#due, gated}
 """
 
 
@@ -69,6 +76,8 @@ class WorkStream:
         self._promote = redis.register_script(_PROMOTE)
         self._group_ready = False
         self._next_stale_check = 0.0
+        self._gate_key: str | None = None
+        self._gate_rate, self._gate_tokens, self._gate_at = 0.0, 0.0, time.monotonic()
 
     # --- producing ------------------------------------------------------------------------------
     async def add(self, payloads: Iterable[Any]) -> list[str]:
@@ -102,8 +111,26 @@ class WorkStream:
                 raise
         self._group_ready = True
 
+    def gate(self, key: str, per_second: float) -> None:
+        """While `key` exists, delayed entries join the stream at most `per_second` (this process)."""
+        self._gate_key, self._gate_rate = key, per_second
+
     async def promote_due(self, count: int = 1000) -> int:
-        return int(await self._promote(keys=[self.delayed_key, self.key], args=[int(time.time() * 1000), count]))
+        """Due delayed entries into the stream (fewer while the gate's key exists); one round trip."""
+        now = time.monotonic()
+        gated_count = 0
+        if self._gate_key:
+            # A bucket of a quarter second's worth: gated entries join in batches of that size, not a
+            # few at a time, and never in a burst bigger than it.
+            batch = max(1.0, min(float(count), self._gate_rate / 4))
+            self._gate_tokens = min(batch, self._gate_tokens + (now - self._gate_at) * self._gate_rate)
+            self._gate_at = now
+            gated_count = int(self._gate_tokens) if self._gate_tokens >= batch else 0
+        keys = [self.delayed_key, self.key] + ([self._gate_key] if self._gate_key else [])
+        promoted, gated = await self._promote(keys=keys, args=[int(time.time() * 1000), count, gated_count])
+        if gated:
+            self._gate_tokens -= int(promoted)
+        return int(promoted)
 
     async def claim(self, consumer: str, count: int, block_ms: int | None = None) -> list[Entry]:
         """Up to `count` entries for `consumer`: stale ones of dead consumers first, then new ones

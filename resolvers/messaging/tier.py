@@ -82,3 +82,38 @@ async def usage(services: Services, account: ChannelAccount) -> int:
     key = _key(services, account)
     await services.redis.zremrangebyscore(key, "-inf", int(time.time() * 1000) - WINDOW_MS)
     return int(await services.redis.zcard(key))
+
+
+# KEYS[1] the set; ARGV: now ms, window ms, limit, recipients... Returns per recipient 1 (admitted) or
+# 0 (the tier is used up), then the oldest score (for the retry time).
+_ADMIT_MANY = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+local count = redis.call('ZCARD', KEYS[1])
+local out = {}
+for i = 4, #ARGV do
+  local known = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if known or count < tonumber(ARGV[3]) then
+    redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i])
+    if not known then count = count + 1 end
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+out[#out + 1] = oldest[2] or ARGV[1]
+return out
+"""
+
+
+async def admit_many(services: Services, account: ChannelAccount, recipients: list[str]) -> tuple[list[bool], float]:
+    """`admit` for a batch in one round trip: which recipients the tier lets through, and in how many
+    seconds it admits new ones again when it refused some."""
+    limit = tier_limit(account)
+    if limit is None or not recipients:
+        return [True] * len(recipients), 0.0
+    now = int(time.time() * 1000)
+    raw = await services.redis.eval(_ADMIT_MANY, 1, _key(services, account), now, WINDOW_MS, limit, *recipients)
+    admitted = [bool(int(x)) for x in raw[:-1]]
+    return admitted, max(1.0, (float(raw[-1]) + WINDOW_MS - now) / 1000)

@@ -4,6 +4,13 @@ Three entry points:
 - `accept` (POST /webhooks/chatapp): changes of a queued field (`messages`) are appended to the
   durable ingestion stream in one round trip, so the request is acknowledged as soon as Redis holds
   the work; other fields (template updates: one conditional write each) run inline.
+
+Two lanes share the stream. Changes carrying inbound messages enter it at once (live: a person is
+waiting for them in the inbox). Status-only changes and the service's own (the sandbox's statuses,
+a campaign's conversation rows and events) wait in its delayed set and join it as batches allow:
+while a bulk sender (a campaign's fan-out) is sending, at most `ingest_bulk_while_sending` of them
+per second per worker, so on a one-core database the statuses trail the campaign instead of halving
+its pace, and an inbound reply never queues behind a hundred thousand statuses.
 - `drain` (the worker): claims up to a batch of queued changes and processes them together.
 - `ingest`: everything inline, now (tests, and changes the service makes up itself).
 
@@ -14,6 +21,7 @@ batch unacknowledged: another try follows, and the handlers are idempotent.
 """
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections import Counter
@@ -27,12 +35,25 @@ from leadline.resolvers.webhooks.handlers import handler_for, is_queued
 
 log = logging.getLogger("leadline.webhooks")
 STREAM = "chatwh"
+INTERNAL_PREFIX = "leadline."
 # How often a status naming a message not stored yet is offered again before it is acknowledged.
 UNMATCHED_TRIES = 3
 
 
 def ingestion_stream(services: Services) -> WorkStream:
-    return services.stream(STREAM, stale_ms=int(services.settings.ingest_stale_seconds * 1000))
+    stream = services.stream(STREAM, stale_ms=int(services.settings.ingest_stale_seconds * 1000))
+    if services.settings.ingest_bulk_while_sending > 0:
+        stream.gate(bulk_sending_key(services), services.settings.ingest_bulk_while_sending)
+    return stream
+
+
+def bulk_sending_key(services: Services) -> str:
+    """Set (with a short expiry, refreshed while sending) by a bulk sender: the bulk lane slows down."""
+    return services.rkey("ingest", "bulk-sending")
+
+
+def _is_live(change: WebhookChange) -> bool:
+    return bool(change.value.get("messages"))
 
 
 def changes_of(payload: dict[str, Any]) -> list[WebhookChange]:
@@ -85,12 +106,20 @@ async def ingest(services: Services, payload: dict[str, Any]) -> Counter[str]:
 
 async def accept(services: Services, payload: dict[str, Any]) -> Counter[str]:
     """Queue the heavy changes, run the rest inline. Outcome counts ('queued', 'applied', ...)."""
-    changes = changes_of(payload)
+    # Fields of the service's own queued work (`leadline.*`) never come from outside.
+    changes = [c for c in changes_of(payload) if not c.field.startswith(INTERNAL_PREFIX)]
     queued = [c for c in changes if is_queued(c.field)]
     inline = [c for c in changes if not is_queued(c.field)]
     outcomes: Counter[str] = Counter(await process_many(services, inline)) if inline else Counter()
     if queued:
-        await ingestion_stream(services).add({"change": asdict(c)} for c in queued)
+        stream, now = ingestion_stream(services), time.time()
+        pipe = services.redis.pipeline(transaction=False)
+        for change in queued:
+            if _is_live(change):
+                pipe.xadd(stream.key, {"d": json.dumps({"change": asdict(change)}, separators=(",", ":"))})
+            else:
+                stream.add_later_to(pipe, {"change": asdict(change)}, now)
+        await pipe.execute()
         outcomes["queued"] += len(queued)
     return outcomes
 
@@ -103,7 +132,8 @@ async def queue_changes(services: Services, changes: list[tuple[WebhookChange, f
 async def drain(services: Services, consumer: str, *, count: int | None = None, block_ms: int | None = None) -> int:
     """Claim up to a batch of queued changes, process them together, acknowledge them. Returns how many."""
     stream = ingestion_stream(services)
-    entries = await stream.claim(consumer, count or services.settings.ingest_batch, block_ms)
+    count = count or services.settings.ingest_batch
+    entries = await stream.claim(consumer, count, block_ms)
     if not entries:
         return 0
     changes = [WebhookChange(**entry.payload["change"]) for entry in entries]
