@@ -1,6 +1,9 @@
-"""The one internal event function every domain calls (spec: Events).
+"""Outgoing events (docs/events.md): the one internal event function every domain calls, and the outbox.
 
-Events are recorded now; delivery to customer URLs (signing, retries) reads them later.
+`emit`/`emit_many` record an event in `domain_events` with the change that caused it (the outbox);
+delivery to the organisation's webhook endpoints reads the outbox later (`dispatch.py`, `engine.py`),
+so no event is lost when a process dies between the change and the delivery. The package's other
+modules (endpoints, deliveries, signing, the delivery engine) are imported by name, not from here.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ EVENT_KINDS = frozenset({
     "contact.updated",
     "campaign.button_click",
     "campaign.reply",
+    "campaign.completed",
     "inbox.conversation_status_changed",
 })
 

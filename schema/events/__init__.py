@@ -1,0 +1,1 @@
+"""Outgoing events: webhook endpoints and their delivery log (GraphQL only, full-access keys)."""
