@@ -1,4 +1,4 @@
-# Production image: API, worker (and later the MCP server) share it; compose picks the command.
+# Production image: API, worker and MCP server share it; compose picks the command.
 FROM python:3.11-slim
 WORKDIR /app
 COPY pyproject.toml setup.py README.md ./
@@ -8,7 +8,8 @@ COPY resolvers resolvers
 COPY schema schema
 COPY rest_compat rest_compat
 COPY jobs jobs
+COPY mcp_server mcp_server
 RUN pip install --no-cache-dir .
 ENV LEADLINE_ENV=production LEADLINE_HOST=0.0.0.0 LEADLINE_PORT=8080
-EXPOSE 8080
+EXPOSE 8080 8081
 CMD ["leadline", "serve"]
