@@ -5,7 +5,7 @@ generic name (`schema` is also a PyPI package) lands in site-packages. Metadata 
 """
 from setuptools import find_packages, setup
 
-LAYERS = ("models", "resolvers", "schema", "rest_compat", "jobs")
+LAYERS = ("models", "resolvers", "schema", "rest_compat", "jobs", "mcp_server")
 
 package_dir = {"leadline": "leadline", **{f"leadline.{layer}": layer for layer in LAYERS}}
 packages = ["leadline", *(f"leadline.{sub}" for sub in find_packages("leadline"))]

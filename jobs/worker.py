@@ -18,13 +18,14 @@ from arq.connections import RedisSettings
 from arq.worker import Worker
 
 from leadline.jobs.auth import flush_key_last_used
-from leadline.jobs import campaigns, inbox, insights
+from leadline.jobs import campaigns, events, inbox, insights
 from leadline.jobs.failures import recorded
 from leadline.jobs.contacts import recount_all_contact_terms, recount_contact_terms
 from leadline.jobs.messaging import dispatch_scheduled_message, sandbox_message_status, sweep_scheduled_messages
 from leadline.jobs.templates import sandbox_template_review
 from leadline.jobs.webhooks import chatapp_webhook_change, ingest_forever
 from leadline.config import Settings
+from leadline.resolvers.channels.admin import encrypt_stored_tokens
 from leadline.services import open_services
 from leadline.resolvers.context import Services
 
@@ -60,6 +61,18 @@ async def heartbeat(services: Services, stop: asyncio.Event) -> None:
             await asyncio.wait_for(stop.wait(), every)
 
 
+async def seal_clear_channel_tokens() -> None:
+    """Channel access tokens stored in clear before encryption existed are sealed (resolvers/secrets.py),
+    once per worker start; idempotent, and a failure only postpones it to the next start."""
+    try:
+        sealed = await encrypt_stored_tokens()
+    except Exception as exc:  # noqa: BLE001 - e.g. production without LEADLINE_SECRET_KEY
+        log.error("channel access tokens stored in clear were not encrypted: %s", exc)
+        return
+    if sealed:
+        log.warning("encrypted %d channel access token(s) stored in clear", sealed)
+
+
 def build_worker(settings: Settings, *, burst: bool = False, handle_signals: bool = True,
                  services: Services | None = None, with_cron: bool = True) -> Worker:
     """A worker with its own services, or (in-process, e.g. tests) sharing the caller's.
@@ -77,7 +90,10 @@ def build_worker(settings: Settings, *, burst: bool = False, handle_signals: boo
         # A restarted worker first offers schedules that fell due while nothing was running.
         await sweep_scheduled_messages(ctx)
         if not burst:
+            await seal_clear_channel_tokens()
             ctx["ingestion"] = asyncio.create_task(ingest_forever(ctx["services"], stop))
+            ctx["fan_out"] = asyncio.create_task(campaigns.fan_out_forever(ctx["services"], stop))
+            ctx["webhooks_out"] = asyncio.create_task(events.deliver_forever(ctx["services"], stop))
             ctx["heartbeat"] = asyncio.create_task(heartbeat(ctx["services"], stop))
 
     async def shutdown(ctx: dict) -> None:
@@ -90,6 +106,14 @@ def build_worker(settings: Settings, *, burst: bool = False, handle_signals: boo
             # The batch in hand is finished and acknowledged; an unfinished one would be taken over later.
             with suppress(asyncio.CancelledError):
                 await asyncio.wait_for(ctx["ingestion"], timeout=settings.shutdown_timeout)
+        if "fan_out" in ctx:
+            # A chunk in hand is finished; an unfinished one is taken over after its lease.
+            with suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(ctx["fan_out"], timeout=settings.shutdown_timeout)
+        if "webhooks_out" in ctx:
+            # Attempts in flight finish; queued deliveries are handed back (else taken over after the lease).
+            with suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(ctx["webhooks_out"], timeout=settings.shutdown_timeout)
         await stack.aclose()
 
     return Worker(

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 
 import aiohttp_cors
 import pymongo
 from aiohttp import web
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from leadline.app_keys import SERVICES, SETTINGS
 from leadline.config import Settings
@@ -17,6 +19,9 @@ from leadline.webhooks import add_webhook_routes
 from leadline.services import open_services
 from leadline.rest_compat.compile import compile_routes
 from leadline.rest_compat.handler import make_handler
+from leadline.rest_compat.openapi import build_openapi
+from leadline.apidocs import add_docs_routes
+from leadline.resolvers.inbox import live
 from leadline.schema import OPERATIONS, schema
 
 log = logging.getLogger("leadline.app")
@@ -80,7 +85,10 @@ def create_app(settings: Settings, *, graphql_schema=schema, operations=OPERATIO
     async def services_ctx(app: web.Application):
         async with open_services(settings) as services:
             app[SERVICES] = services
-            yield
+            try:
+                yield
+            finally:
+                await live.close_hub(services)  # this process's live-update subscriptions, before Redis closes
 
     app.cleanup_ctx.append(services_ctx)
     app.on_response_prepare.append(add_common_headers)
@@ -88,18 +96,26 @@ def create_app(settings: Settings, *, graphql_schema=schema, operations=OPERATIO
     cors = aiohttp_cors.setup(app, defaults={
         origin: aiohttp_cors.ResourceOptions(
             allow_credentials=False,
-            allow_headers=("Authorization", "Content-Type", "X-Request-Id"),
+            allow_headers=("Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key"),
             expose_headers=("X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",
-                            "Retry-After"),
+                            "Retry-After", "Idempotent-Replayed"),
             allow_methods="*",
         ) for origin in cors_origins(settings)
     })
 
     # Compiled (parsed and validated) once, here; requests only execute.
-    for compiled in compile_routes(graphql_schema, operations):
+    routes = compile_routes(graphql_schema, operations)
+    for compiled in routes:
         cors.add(app.router.add_route(compiled.method, compiled.path, make_handler(graphql_schema, compiled)))
+    # The OpenAPI document of that table (a route it cannot describe stops start-up in development and
+    # tests) and /docs; neither needs a key.
+    cors.add(add_docs_routes(app, build_openapi(graphql_schema, routes, strict=settings.is_development)))
 
-    view = LeadlineGraphQLView(schema=graphql_schema, graphql_ide="graphiql" if settings.is_development else None)
+    # Subscriptions: graphql-transport-ws only (authenticated by connection_init), from the CORS origins.
+    view = LeadlineGraphQLView(schema=graphql_schema, graphql_ide="graphiql" if settings.is_development else None,
+                               subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+                               connection_init_wait_timeout=timedelta(seconds=10),
+                               allowed_origins=cors_origins(settings))
     cors.add(app.router.add_route("GET", "/graphql", view))
     cors.add(app.router.add_route("POST", "/graphql", view))
     app.router.add_get("/health", health)

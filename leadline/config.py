@@ -52,17 +52,36 @@ class Settings:
     # changes are taken over by another.
     ingest_batch: int = 500
     ingest_stale_seconds: float = 30.0
+    # Status-only webhook changes let into ingestion per second per worker while a campaign is sending
+    # (0: no limit); inbound messages are never held back (resolvers/webhooks/dispatch.py).
+    ingest_bulk_while_sending: float = 200.0
     # arq: a worker starts at most max_jobs jobs per poll and polls every poll_delay seconds, so it
     # runs at most max_jobs / poll_delay jobs per second (arq's defaults, 10 and 0.5 s, cap it at 20/s).
     worker_max_jobs: int = 50
     worker_poll_delay: float = 0.02
+    # Campaigns: how long a worker holds a claimed chunk before another takes it over.
+    campaign_lease_seconds: float = 60.0
+    # A campaign paused by the messaging tier looks again this often (the tier's window rolls).
+    campaign_pause_recheck_seconds: float = 60.0
+    # A recipient marked as being sent this long ago with no provider answer recorded is taken for lost
+    # with its worker (`INTERRUPTED`); it bounds one group's provider calls (8 s timeout, two rounds).
+    campaign_attempt_deadline_seconds: float = 30.0
     # Every database command's time budget (pymongo's timeoutMS; 0: none).
     db_timeout_ms: int = 10_000
     # A running worker refreshes a heartbeat in Redis this often (it expires after three periods);
     # with health_requires_worker, /health reports the worker missing without one (`leadline up` sets it).
     worker_heartbeat_seconds: float = 2.0
     health_requires_worker: bool = False
+    # Outgoing webhooks (docs/events.md): each attempt's time limit; how long a dead worker's claimed
+    # deliveries wait before another takes them (a live worker renews its claims); attempts at once per
+    # endpoint and worker.
+    webhook_timeout_seconds: float = 15.0
+    webhook_lease_seconds: float = 30.0
+    webhook_endpoint_concurrency: int = 8
     extra: dict = field(default_factory=dict)
+    # Assistants and tools: the key(s) stored secrets are encrypted with, comma-separated (the first encrypts,
+    # every one decrypts). Required in production; development generates one (resolvers/secrets.py).
+    secret_key: str = field(default="", repr=False)
 
     @property
     def is_development(self) -> bool:
@@ -96,11 +115,19 @@ class Settings:
             chatapp_webhook_retry_seconds=_env_float("LEADLINE_CHATAPP_WEBHOOK_RETRY_SECONDS", 2.0),
             ingest_batch=int(os.environ.get("LEADLINE_INGEST_BATCH", "500")),
             ingest_stale_seconds=_env_float("LEADLINE_INGEST_STALE_SECONDS", 30.0),
+            ingest_bulk_while_sending=_env_float("LEADLINE_INGEST_BULK_WHILE_SENDING", 200.0),
             worker_max_jobs=int(os.environ.get("LEADLINE_WORKER_MAX_JOBS", "50")),
             worker_poll_delay=_env_float("LEADLINE_WORKER_POLL_DELAY", 0.02),
+            campaign_lease_seconds=_env_float("LEADLINE_CAMPAIGN_LEASE_SECONDS", 60.0),
+            campaign_pause_recheck_seconds=_env_float("LEADLINE_CAMPAIGN_PAUSE_RECHECK_SECONDS", 60.0),
+            campaign_attempt_deadline_seconds=_env_float("LEADLINE_CAMPAIGN_ATTEMPT_DEADLINE_SECONDS", 30.0),
             db_timeout_ms=int(os.environ.get("LEADLINE_DB_TIMEOUT_MS", "10000")),
             worker_heartbeat_seconds=_env_float("LEADLINE_WORKER_HEARTBEAT_SECONDS", 2.0),
             health_requires_worker=os.environ.get("LEADLINE_HEALTH_REQUIRES_WORKER", "").strip().lower()
             in ("1", "true", "yes"),
+            secret_key=os.environ.get("LEADLINE_SECRET_KEY", ""),
+            webhook_timeout_seconds=_env_float("LEADLINE_WEBHOOK_TIMEOUT_SECONDS", 15.0),
+            webhook_lease_seconds=_env_float("LEADLINE_WEBHOOK_LEASE_SECONDS", 30.0),
+            webhook_endpoint_concurrency=int(os.environ.get("LEADLINE_WEBHOOK_ENDPOINT_CONCURRENCY", "8")),
         )
         return replace(settings, **overrides) if overrides else settings

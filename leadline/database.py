@@ -29,10 +29,13 @@ def client_options(url: str, timeout_ms: int) -> dict:
     return options
 
 
-async def connect_database(url: str, name: str, *, timeout_ms: int | None = None) -> AsyncMongoClient:
+async def connect_database(url: str, name: str, *, timeout_ms: int | None = None,
+                           indexes: bool = True) -> AsyncMongoClient:
+    """`indexes=False` registers the documents without creating their indexes (operator commands: the
+    API creates them at its start), which saves a command per collection."""
     if timeout_ms is None:
         timeout_ms = Settings.from_env().db_timeout_ms
     client = AsyncMongoClient(url, **client_options(url, timeout_ms))
     with pymongo.timeout(INDEX_BUILD_SECONDS):
-        await init_beanie(database=client[name], document_models=DOCUMENT_MODELS)
+        await init_beanie(database=client[name], document_models=DOCUMENT_MODELS, skip_indexes=not indexes)
     return client

@@ -337,7 +337,9 @@ class EmbeddedStack:
     ended: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, data_dir: str | None) -> "EmbeddedStack":
+    def start(cls, data_dir: str | None, progress: Callable[[str], None] | None = None) -> "EmbeddedStack":
+        """`progress(step)` is told each step as it begins (`leadline up` prints them)."""
+        progress = progress or (lambda step: None)
         if data_dir is None:
             database = start_database(":memory:")
             try:
@@ -350,8 +352,10 @@ class EmbeddedStack:
         lock, ended = claim_data_dir(root)
         run = root / RUN_DIR
         try:
+            progress("starting the database (SecantusDB)")
             database = start_database(str(root / "db"), root / "logs" / "database.log", pid_path=run / "database.pid")
             try:
+                progress("starting Redis")
                 redis = start_redis(str(root / "redis"), root / "logs" / "redis.log", pid_path=run / "redis.pid")
             except BaseException:
                 database.stop()

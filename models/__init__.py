@@ -1,6 +1,6 @@
 """Beanie documents, one module per domain. DOCUMENT_MODELS is what init_beanie registers; newer
 domains list theirs in their module's MODELS."""
-from leadline.models import assistants, campaigns, inbox, insights, leads, tools
+from leadline.models import assistants, campaigns, events, inbox, insights, leads, tools
 from leadline.models.auth import ApiKey, Organisation
 from leadline.models.billing import Payment, Subscription, Wallet
 from leadline.models.channels import ChannelAccount
@@ -17,7 +17,7 @@ DOCUMENT_MODELS: list[type] = [
     ChannelAccount,
     Contact, ContactCounter, ContactTermCount, CustomField, Tag, ConsentKeywords,
     ChatMessage, Conversation,
-    DomainEvent,
+    *events.MODELS,
     DeadLetter,
     MessageTemplate,
     ScheduledMessage,

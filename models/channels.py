@@ -27,6 +27,8 @@ class ChannelAccount(TenantDocument):
     provider: str | None = None
     provider_phone_number_id: str | None = None
     provider_account_id: str | None = None
+    # Stored encrypted (`enc:v1:...`, resolvers/secrets.py); a value without the prefix is a clear token
+    # from before encryption, which resolvers/channels/admin.py:encrypt_stored_tokens seals.
     access_token: str | None = None
 
     class Settings:

@@ -35,6 +35,10 @@ class ChatMessage(TenantDocument):
     # The provider's message id (`wamid...`): webhook deliveries are deduplicated on it.
     cmid: str | None = None
     campaign_id: PydanticObjectId | None = None
+    # A campaign message: its recipient's [chunk, slot] (models/campaigns.py), and the payloads of its
+    # quick-reply buttons by button index (a click returns one).
+    campaign_slot: list[int] | None = None
+    campaign_payloads: dict[str, str] | None = None
     schedule_id: PydanticObjectId | None = None
     cost: dict[str, Any] | None = None  # {amount, currency, category}
     error: dict[str, Any] | None = None  # {code, title, message} of a failed delivery
@@ -57,6 +61,9 @@ class ChatMessage(TenantDocument):
 
     class Settings:
         name = "chat_messages"
+        # Absent rather than null: SecantusDB's cost per document grows with its fields, and most of a
+        # message's are empty (a query for `None` still matches an absent field).
+        keep_nulls = False
         indexes = [
             # History: newest first per contact, `before` cursor on created_at.
             IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("created_at", DESCENDING)]),
@@ -65,6 +72,8 @@ class ChatMessage(TenantDocument):
             # History filtered by business number.
             IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("brand_number", ASCENDING),
                         ("created_at", DESCENDING)]),
+            # A day of an organisation's messages for the insights rollups (jobs/insights.py).
+            IndexModel([("org_id", ASCENDING), ("created_at", ASCENDING)]),
             # Inbound deduplication (enforcement only: SecantusDB does not plan queries on partial indexes).
             IndexModel([("org_id", ASCENDING), ("dedup_key", ASCENDING)], unique=True, name="inbound_dedup",
                        partialFilterExpression={"dedup_key": {"$type": "string"}}),
@@ -92,6 +101,12 @@ class Conversation(TenantDocument):
     # The last inbound provider ids counted into unreadCount (bounded): a retried ingestion job never
     # counts a message twice (resolvers/chats/conversations.py).
     recent_inbound: list[str] = Field(default_factory=list)
+    # Team inbox (resolvers/inbox/): the assignment, and the inbox status (a key of the workspace's
+    # catalogue; rows written before the team inbox have none, which reads as the default, `open`).
+    assigned_agent_id: PydanticObjectId | None = None
+    assigned_team_id: PydanticObjectId | None = None
+    assigned_at: datetime | None = None
+    inbox_status: str = "open"
 
     class Settings:
         name = "conversations"
@@ -100,4 +115,9 @@ class Conversation(TenantDocument):
             IndexModel([("org_id", ASCENDING), ("contact_id", ASCENDING), ("brand_number", ASCENDING)], unique=True),
             IndexModel([("org_id", ASCENDING), ("last_message_at", DESCENDING)]),
             IndexModel([("org_id", ASCENDING), ("is_archived", ASCENDING), ("last_message_at", DESCENDING)]),
+            # The team inbox's lists (resolvers/inbox/conversations.py): by status, by agent (or unassigned:
+            # agent null) and by team, each optionally with a status. Fields messages never change.
+            IndexModel([("org_id", ASCENDING), ("inbox_status", ASCENDING)]),
+            IndexModel([("org_id", ASCENDING), ("assigned_agent_id", ASCENDING), ("inbox_status", ASCENDING)]),
+            IndexModel([("org_id", ASCENDING), ("assigned_team_id", ASCENDING), ("inbox_status", ASCENDING)]),
         ]

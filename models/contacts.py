@@ -37,6 +37,11 @@ class Contact(TenantDocument):
     optedOut: bool = False
     chatapp_undeliverable: bool = False
     auto_added: bool = False
+    # Lead values a person set (`lead_category`, `lead_segments.<key>`): locked against AI overwrite
+    # until a person clears them (resolvers/leads/contact_values.py).
+    lead_locks: list[str] = Field(default_factory=list)
+    # True once the contact has had a lead category (the pipeline snapshots' `neverCategorized`).
+    lead_categorized: bool = False
     # Position in the organisation's creation order (1, 2, ...): list pages are index ranges on it.
     seq: int = 0
     # Exact-match keys of the filterable values, prefixed by the organisation (resolvers/contacts/terms.py).

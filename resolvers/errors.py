@@ -140,8 +140,12 @@ ERROR_STATUS: dict[str, int] = {
     "CHANNEL_AMBIGUOUS": 400,
     "TEAM_REQUIRED": 400,
     # Codes the spec implies for its routes (docs/errors.md), by group; a domain adds its own here.
+    # Campaigns
+    "SEGMENT_NOT_FOUND": 404,
     # Assistants and tools
     "TOOL_NOT_FOUND": 404,
+    "TOOL_TAG_NOT_FOUND": 404,
+    "TOOL_TAG_EXISTS": 409,
     # Leads
     "CATEGORY_NOT_FOUND": 404,
     "INSIGHT_NOT_FOUND": 404,
@@ -150,6 +154,16 @@ ERROR_STATUS: dict[str, int] = {
     "AGENT_NOT_FOUND": 404,
     "TEAM_NOT_FOUND": 404,
     "AGENT_NOT_IN_TEAM": 400,
+    "AGENT_NOT_ACTIVE": 409,
+    "TEAM_INACTIVE": 409,
+    "STATUS_EXISTS": 409,
+    "SYSTEM_STATUS_NOT_DELETABLE": 409,
+    # Outgoing events (docs/events.md)
+    "WEBHOOK_URL_INVALID": 400,
+    "WEBHOOK_ENDPOINT_LIMIT_REACHED": 409,
+    "WEBHOOK_ENDPOINT_NOT_FOUND": 404,
+    "WEBHOOK_ENDPOINT_INACTIVE": 409,
+    "WEBHOOK_DELIVERY_NOT_FOUND": 404,
     # Generic
     "INTERNAL_SERVER_ERROR": 500,
     # Service-level codes for malformed requests (not in the spec's table; docs/errors.md)
@@ -162,6 +176,15 @@ ERROR_STATUS: dict[str, int] = {
     "PAYLOAD_TOO_LARGE": 413,
     "URI_TOO_LONG": 414,
     "HEADERS_TOO_LARGE": 431,
+    # Idempotency-Key (docs/idempotency.md)
+    "IDEMPOTENCY_KEY_REUSED": 422,
+    "IDEMPOTENCY_KEY_IN_USE": 409,
+}
+
+# Codes some operation raises with another status than the catalogue's (ApiError(..., status=N)); the
+# OpenAPI document lists both.
+ERROR_STATUS_ALSO: dict[str, tuple[int, ...]] = {
+    "BIZACCT_NOT_FOUND": (409,),  # assistants: activation without an active business account
 }
 
 # Fields an error may carry next to code/message/details, in envelope and extensions alike.

@@ -20,6 +20,7 @@ from leadline.resolvers.json_limits import body_problem, clip
 from leadline.resolvers.runner import authorize
 from leadline.rest_compat.compile import CompiledRoute, VariableSpec
 from leadline.rest_compat.envelope import success_response
+from leadline.rest_compat.idempotency import is_idempotent, run_idempotent
 from leadline.rest_compat.request_keys import CTX, MARKER
 from leadline.schema import mask_error
 from leadline.schema.scalars import check_variables
@@ -154,11 +155,18 @@ def make_handler(strawberry_schema, compiled: CompiledRoute):
     operation_ast = compiled.document.definitions[0]
     executor_kwargs = {"executor_class": strawberry_schema.execution_context_class}
 
+    idempotent = is_idempotent(compiled)
+
     async def handle(request: web.Request) -> web.Response:
         request[MARKER] = op.marker
         ctx = request[CTX]
         # Refusals of the key come before anything about the body (the runner checks again: cheap).
         authorize(ctx, op.spec)
+        if idempotent:
+            return await run_idempotent(request, ctx, op.marker, lambda: answer(request, ctx))
+        return await answer(request, ctx)
+
+    async def answer(request: web.Request, ctx) -> web.Response:
         variables = await collect_variables(request, compiled)
         check_variables(graphql_schema, operation_ast, variables, body_root="input")
         result = execute(graphql_schema, compiled.document, context_value=ctx, variable_values=variables,

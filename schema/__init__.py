@@ -34,6 +34,7 @@ from leadline.schema.campaigns import operations as campaigns
 from leadline.schema.channels import operations as channels
 from leadline.schema.chats import operations as chats
 from leadline.schema.contacts import operations as contacts
+from leadline.schema.events import operations as events
 from leadline.schema.inbox import operations as inbox
 from leadline.schema.insights import operations as insights
 from leadline.schema.leads import operations as leads
@@ -47,7 +48,7 @@ log = logging.getLogger("leadline.graphql")
 
 # Every domain's declarations; a new domain adds its line here. The order is the SDL's and the route table's.
 DOMAINS = (auth.ops, billing.ops, channels.ops, contacts.ops, templates.ops, messaging.ops, chats.ops, campaigns.ops,
-           assistants.ops, tools.ops, leads.ops, insights.ops, inbox.ops)
+           assistants.ops, tools.ops, leads.ops, insights.ops, inbox.ops, events.ops)
 OPERATIONS: tuple[Operation, ...] = tuple(op for domain in DOMAINS for op in domain.items)
 
 
@@ -202,6 +203,7 @@ def build_schema(operations: tuple[Operation, ...]) -> LeadlineSchema:
     return LeadlineSchema(
         query=_root("Query", "query", operations),
         mutation=_root("Mutation", "mutation", operations),
+        subscription=_root("Subscription", "subscription", operations),
         config=StrawberryConfig(auto_camel_case=True),
         scalar_overrides=SCALAR_OVERRIDES,
         # Dashboards send the same few documents again and again: parse and validate each once (the LRU

@@ -36,11 +36,30 @@ class Reply:
     status: int | None = None  # None: the route's status
 
 
+# A reply's shape, for the OpenAPI document (rest_compat/openapi.py): given a view of the JSON Schema of
+# the operation's output, the envelope parts (keys next to `success`) per status; the status None is the
+# route's. The view offers `field(name)`, `items`, `pick(*names, optional=())`, `without(*names)`,
+# `with_fields(**parts)`, `map_of(values)`, `const(value)`, `string()`, `boolean()` and `fields()` (every
+# field as a part). A custom reply declares its shape with `@shaped(...)`; a route whose reply has none
+# stops start-up, so a new envelope cannot go undocumented.
+Shape = Callable[[Any], dict]
+
+
+def shaped(shape: Shape) -> Callable[[Callable[[Any], "Reply"]], Callable[[Any], "Reply"]]:
+    """Declares the envelopes a custom reply function produces (see `Shape`)."""
+    def mark(reply: Callable[[Any], Reply]) -> Callable[[Any], Reply]:
+        reply.shape = shape  # type: ignore[attr-defined]
+        return reply
+    return mark
+
+
+@shaped(lambda out: {None: {"data": out}})
 def as_data(result: Any) -> Reply:
     """The operation's result is the `data` of the envelope."""
     return Reply({"data": result})
 
 
+@shaped(lambda out: {None: out.fields()})
 def spread(result: dict[str, Any]) -> Reply:
     """The operation returns envelope parts itself (`data`, `meta`, `pagination`, `total`, `message`)."""
     return Reply(dict(result))
@@ -54,6 +73,9 @@ class Rest:
     `body`: None infers it: "input" (the whole JSON object is the `input` argument) for a POST, PUT or
     PATCH whose operation takes `input`, "fields" (each top-level field to the argument of that name)
     for one that does not, "none" for GET and DELETE.
+
+    `idempotent`: whether the route honours an `Idempotency-Key` header (docs/idempotency.md). None
+    infers it: every POST of a mutation (creates, sends, and any future create) does; False opts out.
     """
 
     method: str
@@ -61,6 +83,7 @@ class Rest:
     reply: Callable[[Any], Reply] = as_data
     status: int = 200
     body: Literal["none", "input", "fields"] | None = None
+    idempotent: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,34 @@ T = TypeVar("T")
 GRAPHQL_ONLY = "leadline.graphql_only"
 
 
+# Field and argument metadata key: JSON Schema bounds of the value (`minimum`, `maximum`, `minLength`,
+# `maxLength`, `pattern`, `enum`) and its `default`, as the REST OpenAPI document (and the MCP tools)
+# publish them. The domain code still checks its own values; declare the same constants here.
+BOUNDS = "leadline.bounds"
+
+
+def bounds(**keywords: Any) -> dict[str, Any]:
+    """Metadata for `strawberry.argument(metadata=...)` or `strawberry.field(metadata=...)`:
+    `bounds(minimum=1, maximum=100, default=50)`, `bounds(enum=["a", "b"])`, `bounds(maxLength=32000)`."""
+    allowed = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern",
+               "enum", "default", "minItems", "maxItems"}
+    unknown = set(keywords) - allowed
+    if unknown:
+        raise ValueError(f"unknown bounds {sorted(unknown)}")
+    return {BOUNDS: keywords}
+
+
+def page_argument() -> Any:
+    """`page: Annotated[int | None, page_argument()] = None`: 1-based, default 1."""
+    return strawberry.argument(description="1-based page number (default 1).", metadata=bounds(minimum=1, default=1))
+
+
+def limit_argument(default: int, maximum: int) -> Any:
+    """`limit: Annotated[int | None, limit_argument(DEFAULT, MAX)] = None`, with the domain's own constants."""
+    return strawberry.argument(description=f"Page size, 1 to {maximum} (default {default}).",
+                               metadata=bounds(minimum=1, maximum=maximum, default=default))
+
+
 def graphql_only(**field_kwargs: Any) -> Any:
     """A field dashboards can select but the generated REST selections leave out (the REST shape is fixed)."""
     return strawberry.field(metadata={GRAPHQL_ONLY: True}, **field_kwargs)

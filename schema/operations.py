@@ -14,12 +14,18 @@ The function's parameters after `ctx` are the GraphQL arguments (and the REST pa
 fields); its return annotation is the GraphQL output type. The decorator returns an `Operation`:
 calling it runs the function through the one runner (resolvers/runner.py), as the GraphQL field,
 the REST route and the MCP tool do, so scope, organisation state and plan feature are always checked.
+
+`ops.subscription` declares a GraphQL subscription (over the websocket): the function is an async
+generator of `(ctx, ...)` annotated `-> AsyncGenerator[T, None]`. The runner's checks run when the
+subscription starts, before the first item (a refusal is the protocol's `error` message), and each
+item is produced under the declaration as a query's result is. Subscriptions have no REST route and
+no MCP tool.
 """
 from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 import strawberry
 from strawberry.types import Info
@@ -27,7 +33,7 @@ from strawberry.utils.str_converters import to_camel_case
 
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.events import EVENT_KINDS
-from leadline.resolvers.runner import DeclarationError, Kind, OperationSpec, run
+from leadline.resolvers.runner import DeclarationError, OperationSpec, authorize, run
 from leadline.schema.bindings import SUCCESS_MARKER, ErrorMarker, McpTool, Rest
 
 
@@ -47,10 +53,12 @@ class Operation:
         return self.spec.name
 
     @property
-    def kind(self) -> Kind:
+    def kind(self) -> str:
         return self.spec.kind
 
     async def __call__(self, ctx: RequestContext, /, **kwargs: Any) -> Any:
+        if self.kind == "subscription":
+            return subscribe(ctx, self.spec, self.fn, **kwargs)
         return await run(ctx, self.spec, self.fn, **kwargs)
 
     def field(self) -> Any:
@@ -58,6 +66,8 @@ class Operation:
         spec, fn = self.spec, self.fn
 
         async def resolve(info: Info, **kwargs: Any) -> Any:
+            if spec.kind == "subscription":
+                return subscribe(info.context, spec, fn, **kwargs)
             return await run(info.context, spec, fn, **kwargs)
 
         signature = inspect.signature(fn)
@@ -67,8 +77,35 @@ class Operation:
         # Strawberry resolves string annotations in the resolver's module: the declaring one.
         resolve.__module__ = fn.__module__
         resolve.__name__ = resolve.__qualname__ = fn.__name__
-        make = strawberry.mutation if self.kind == "mutation" else strawberry.field
-        return make(resolver=resolve, description=self.description)
+        make = {"mutation": strawberry.mutation, "subscription": strawberry.subscription}.get(self.kind)
+        return (make or strawberry.field)(resolver=resolve, description=self.description)
+
+
+def subscribe(ctx: RequestContext, spec: OperationSpec, fn: Callable[..., Any], **kwargs: Any) -> AsyncIterator[Any]:
+    """A subscription's stream, once the runner's checks pass: they run here, before the stream is handed
+    over, so a refusal is the subscription's `error` message and no item is produced."""
+    authorize(ctx, spec)
+    return _stream(ctx, spec, fn(ctx, **kwargs))
+
+
+_END = object()
+
+
+async def _next_item(ctx: RequestContext, source: Any) -> Any:
+    try:
+        return await source.__anext__()
+    except StopAsyncIteration:
+        return _END
+
+
+async def _stream(ctx: RequestContext, spec: OperationSpec, source: Any) -> AsyncIterator[Any]:
+    """A subscription's items, each produced through the runner (the declaration in force, error codes
+    checked); the source generator is closed when the subscriber leaves."""
+    try:
+        while (item := await run(ctx, spec, _next_item, source=source)) is not _END:
+            yield item
+    finally:
+        await source.aclose()
 
 
 class Operations:
@@ -82,15 +119,24 @@ class Operations:
     def query(self, **declaration: Any) -> Callable[[Callable[..., Any]], Operation]:
         return self._declare("query", **declaration)
 
+    def subscription(self, **declaration: Any) -> Callable[[Callable[..., Any]], Operation]:
+        """A GraphQL subscription: the function is an async generator of (ctx, ...)."""
+        return self._declare("subscription", **declaration)
+
     def mutation(self, **declaration: Any) -> Callable[[Callable[..., Any]], Operation]:
         return self._declare("mutation", **declaration)
 
-    def _declare(self, kind: Kind, *, scope: str, description: str, rest: Rest | None = None,
+    def _declare(self, kind: str, *, scope: str, description: str, rest: Rest | None = None,
                  mcp: McpTool | None = None, feature: str | None = None, limits: tuple[str, ...] = (),
                  errors: tuple[str, ...] = (), events: tuple[str, ...] = (), internal: str | None = None,
                  marker: ErrorMarker | None = None) -> Callable[[Callable[..., Any]], Operation]:
         def declare(fn: Callable[..., Any]) -> Operation:
-            if not inspect.iscoroutinefunction(fn):
+            if kind == "subscription":
+                if not inspect.isasyncgenfunction(fn):
+                    raise TypeError(f"{fn.__qualname__}: a subscription is an async generator of (ctx, ...)")
+                if rest is not None or mcp is not None:
+                    raise DeclarationError(f"{fn.__qualname__}: a subscription has no REST route or MCP tool")
+            elif not inspect.iscoroutinefunction(fn):
                 raise TypeError(f"{fn.__qualname__}: an operation is an async function of (ctx, ...)")
             unknown = [e for e in events if e not in EVENT_KINDS]
             if unknown:

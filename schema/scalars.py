@@ -22,7 +22,7 @@ from leadline.resolvers.errors import validation_error
 from leadline.resolvers.json_limits import MAX_BYTES, MAX_DEPTH, join, json_problem
 
 # Input fields holding a query language that checks its own keys.
-QUERY_FIELD_NAMES = frozenset({"filter"})
+QUERY_FIELD_NAMES = frozenset({"filter", "advancedFilters"})
 
 
 def serialize_datetime(value: datetime) -> str:

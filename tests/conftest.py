@@ -67,9 +67,10 @@ def api(client) -> Api:
 @pytest.fixture
 async def run_worker(client, settings):
     """`await run_worker()` runs a real arq worker (burst mode) on the test Redis until the queue,
-    deferred jobs included, is empty, and drains the webhook ingestion stream (delayed entries
-    included) as the worker's loop does; it shares the app's services. Returns the jobs completed
-    plus the changes ingested."""
+    deferred jobs included, is empty, and drains the campaign fan-out and the webhook ingestion streams
+    (delayed entries included) as the worker's loops do; it shares the app's services. Returns the jobs
+    completed plus the chunks sent plus the changes ingested."""
+    from leadline.jobs.campaigns import fan_out_until_empty
     from leadline.jobs.webhooks import ingest_until_empty
     from leadline.jobs.worker import build_worker
 
@@ -83,9 +84,10 @@ async def run_worker(client, settings):
             worker = build_worker(settings, burst=True, handle_signals=False, services=services, with_cron=False)
             workers.append(worker)
             await asyncio.wait_for(worker.async_run(), deadline - loop.time())
+            sent = await fan_out_until_empty(services, timeout=deadline - loop.time())
             ingested = await ingest_until_empty(services, timeout=deadline - loop.time())
-            done += worker.jobs_complete + ingested
-            if not ingested and not await services.arq.zcard(settings.arq_queue_name):
+            done += worker.jobs_complete + ingested + sent
+            if not ingested and not sent and not await services.arq.zcard(settings.arq_queue_name):
                 return done
 
     yield run

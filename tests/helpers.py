@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from leadline.app_keys import SERVICES
 
+import os
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -147,3 +150,40 @@ class _CommandLog(monitoring.CommandListener):
 
     def failed(self, event) -> None:
         pass
+
+
+def start_worker(settings, **env: str) -> subprocess.Popen:
+    """A real `leadline worker` process on the test database and Redis (extra settings as env vars)."""
+    env = {**os.environ, "MONGODB_URL": settings.mongodb_url, "REDIS_URL": settings.redis_url,
+           "MONGODB_DATABASE": settings.database_name, "LEADLINE_REDIS_PREFIX": settings.redis_prefix,
+           "CHATAPP_APP_SECRET": settings.chatapp_app_secret, "LEADLINE_LOG_LEVEL": "WARNING", **env}
+    return subprocess.Popen([sys.executable, "-m", "leadline.cli", "worker"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop(proc: subprocess.Popen, *, kill: bool = False) -> None:
+    if proc.poll() is None:
+        proc.kill() if kill else proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+class OpenApiResponses:
+    """Checks a response against the OpenAPI document of the app: its status is documented for the route
+    and its body validates against that status's schema (JSON Schema 2020-12, refs into the document)."""
+
+    def __init__(self, document: dict) -> None:
+        self.document = document
+
+    def check(self, method: str, path: str, status: int, body: Any) -> None:
+        from jsonschema import Draft202012Validator
+
+        operation = self.document["paths"][path][method.lower()]
+        response = operation["responses"].get(str(status))
+        assert response is not None, f"{method} {path}: status {status} is not documented ({body})"
+        schema = {**response["content"]["application/json"]["schema"], "components": self.document["components"]}
+        errors = sorted(Draft202012Validator(schema).iter_errors(body), key=lambda e: list(e.absolute_path))
+        assert not errors, f"{method} {path} -> {status}: {errors[0].message} at {list(errors[0].absolute_path)}"

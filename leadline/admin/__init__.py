@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable
 
 from leadline.config import Settings
 
-MODULES = ("core", "campaigns", "inbox", "insights")
+MODULES = ("core", "campaigns", "events", "inbox", "insights")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from leadline.models.auth import ApiKey, Organisation
-from leadline.resolvers.auth.cache import CachedAuth, current_org_token
+from leadline.resolvers.auth.cache import CachedAuth, current_org_token, org_token_key
 from leadline.resolvers.auth.gate import GateResult
 from leadline.resolvers.auth.keys import hash_key, looks_like_key
 from leadline.resolvers.billing.plans import plan_for
@@ -107,6 +107,41 @@ async def authenticate(
     ctx = RequestContext(services=services, org=entry.org, key=entry.key, request_id=request_id,
                          org_token=gate.token or None)
     return Authenticated(ctx, gate)
+
+
+async def identify(services: Services, authorization: str | None, origin: str | None,
+                   request_id: str | None = None) -> RequestContext:
+    """The key's context without charging its rate limits: what a long-lived connection (the MCP server's
+    sessions) checks on each message it carries, each operation it then runs being charged as a request
+    by `authenticate`. The same refusals as `authenticate` otherwise; a cached entry is checked against
+    the organisation's current token, so a revoked key is refused on its next message."""
+    raw = bearer_token(authorization)
+    if raw is None:
+        raise ApiError("API_KEY_MISSING", "Send the API key as 'Authorization: Bearer <API_KEY>'.")
+    if not looks_like_key(raw):
+        raise ApiError("INVALID_API_KEY", "The API key is unknown or has been revoked.")
+    key_hash = hash_key(raw)
+    try:
+        entry = services.key_cache.get(key_hash)
+        if entry is not None:
+            token = await services.redis.get(org_token_key(services.settings.redis_prefix, entry.org.id))
+            if (token.decode() if isinstance(token, bytes) else token) != entry.token:
+                services.key_cache.drop(key_hash)
+                entry = None
+        if entry is None:
+            entry = await _load(services, key_hash)
+            services.key_cache.put(key_hash, entry)
+    except ApiError:
+        raise
+    except Exception:
+        log.exception("authentication failed")
+        raise ApiError("AUTHENTICATION_FAILED", "Authentication could not be completed; try again.") from None
+    if not entry.org.is_active:
+        raise ApiError("ORG_INACTIVE", "This organisation is inactive.")
+    if not origin_allowed(origin, entry.org.allowed_origins):
+        raise ApiError("DOMAIN_NOT_WHITELISTED", f"Requests from origin '{origin}' are not allowed for this organisation.")
+    return RequestContext(services=services, org=entry.org, key=entry.key, request_id=request_id,
+                          org_token=entry.token or None)
 
 
 def _limits_of(entry: CachedAuth) -> tuple[int, int]:

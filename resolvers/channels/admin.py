@@ -9,6 +9,7 @@ from leadline.resolvers.auth.admin import AdminError, get_org
 from leadline.resolvers.auth.cache import invalidate_org
 from leadline.resolvers.messaging.tier import TIER_LIMITS
 from leadline.resolvers.phones import digits_only
+from leadline.resolvers.secrets import is_sealed, seal
 
 REVIEW_STATUSES = ("APPROVED", "PENDING", "REJECTED")
 _PAGE_ID = re.compile(r"^[A-Za-z0-9_.-]{3,64}$")
@@ -50,7 +51,7 @@ async def connect_channel(org_raw: str, platform: str, number: str, business_nam
     if provider_account_id is not None:
         account.provider_account_id = provider_account_id
     if access_token is not None:
-        account.access_token = access_token
+        account.access_token = await seal(access_token)  # stored encrypted (resolvers/secrets.py)
     if messages_per_second is not None:
         if not 1 <= messages_per_second <= 10_000:
             raise AdminError("messages per second is 1 to 10,000")
@@ -64,3 +65,18 @@ async def connect_channel(org_raw: str, platform: str, number: str, business_nam
     if redis is not None:
         await invalidate_org(redis, prefix, org.id)
     return {"channelId": str(account.id)}
+
+
+async def encrypt_stored_tokens() -> int:
+    """Seal the access tokens stored in clear before encryption existed (idempotent; each row is updated
+    only while it still holds the clear value it was read with). Returns how many rows were sealed."""
+    rows = await ChannelAccount.find_raw_across_orgs({"access_token": {"$type": "string"}}, {"access_token": 1})
+    sealed = 0
+    for row in rows:
+        if is_sealed(row["access_token"]):
+            continue
+        result = await ChannelAccount.update_many_across_orgs(
+            {"_id": row["_id"], "access_token": row["access_token"]},
+            {"$set": {"access_token": await seal(row["access_token"]), "updated_at": utcnow()}})
+        sealed += result.modified_count
+    return sealed

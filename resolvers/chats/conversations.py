@@ -123,8 +123,8 @@ async def note_inbound_many(ctx: RequestContext, notes: list[InboundNote]) -> di
     read, one insert of the rows that did not exist (already holding their counts and preview), one
     bulk write for the others. Returns the rows."""
     keys = {(n.contact_id, n.brand_number): n for n in notes}
-    rows = {(r.contact_id, r.brand_number): r for r in await Conversation.find_in(
-        ctx, {"contact_id": {"$in": list({n.contact_id for n in notes})}}).to_list()}
+    rows = {(r.contact_id, r.brand_number): r for r in await Conversation.find_in_each(
+        ctx, "contact_id", [n.contact_id for n in notes])}
     existing = [key for key in keys if key in rows]
     new = [_new_row(ctx, note) for key, note in keys.items() if key not in rows]
     duplicates = await Conversation.insert_many_in(ctx, new)
@@ -171,3 +171,42 @@ def inbound_update(row: Conversation, note: InboundNote) -> UpdateOne:
                      {"$inc": {"unread_count": len(note.cmids)},
                       "$push": {"recent_inbound": {"$each": note.cmids, "$slice": -RECENT_INBOUND}},
                       "$max": {"last_inbound_at": note.last_inbound_at}, "$set": changes})
+
+
+async def note_outbound_many(ctx: RequestContext, messages: list[ChatMessage]) -> dict[tuple, Conversation]:
+    """`note_outbound` for many messages of one organisation (a campaign's batch): one read of the rows,
+    one insert of the missing ones (holding their preview), one bulk write of the others' preview when
+    the message is newer than the row's as read."""
+    latest: dict[tuple, ChatMessage] = {}
+    for m in messages:
+        if m.contact_id is None:
+            continue
+        key = (m.contact_id, m.brand_number)
+        if key not in latest or m.created_at >= latest[key].created_at:
+            latest[key] = m
+    if not latest:
+        return {}
+    rows = {(r.contact_id, r.brand_number): r for r in await Conversation.find_in_each(
+        ctx, "contact_id", [k[0] for k in latest])}
+    new = [Conversation.new(ctx, contact_id=m.contact_id, brand_number=m.brand_number, phone=m.phone,
+                            last_message=preview(m.type, m.text, m.template), last_message_at=m.created_at)
+           for key, m in latest.items() if key not in rows]
+    duplicates = await Conversation.insert_many_in(ctx, new)
+    updates = []
+    for i, row in enumerate(new):
+        if i not in duplicates:
+            rows[(row.contact_id, row.brand_number)] = row
+    now = utcnow()
+    for key, m in latest.items():
+        row = rows.get(key)
+        if row is None or any(r is row for r in new):
+            continue
+        shown = row.last_message_at.replace(tzinfo=timezone.utc) if row.last_message_at and \
+            row.last_message_at.tzinfo is None else row.last_message_at
+        if shown is None or m.created_at >= shown:
+            updates.append(UpdateOne({"_id": row.id, "org_id": row.org_id}, {"$set": {
+                "last_message": preview(m.type, m.text, m.template), "last_message_at": m.created_at,
+                "updated_at": now}}))
+    if updates:
+        await Conversation.bulk_write_in(ctx, updates)
+    return rows

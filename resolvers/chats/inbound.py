@@ -18,9 +18,11 @@ from leadline.models.contacts import Contact
 from leadline.models.events import DomainEvent
 from leadline.models.base import utcnow
 from leadline.resolvers.chats import conversations, parse
+from leadline.resolvers.chats.hooks import StoredInbound, inbound_stored
 from leadline.resolvers.contacts import consent
 from leadline.resolvers.contacts.ensure import Sender, ensure_contacts
 from leadline.resolvers.events import Event, emit_many, event_id
+from leadline.resolvers.inbox import live
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.phones import digits_only, is_bsuid
 
@@ -88,7 +90,7 @@ async def _senders(ctx: RequestContext, prepared: list[_Prepared]) -> None:
     """Each item's contact: phones found or created together, BSUID-only senders looked up together."""
     by_phone = await ensure_contacts(ctx, [Sender(p.phone, p.name, p.bsuid) for p in prepared if p.phone])
     bsuids = list({p.bsuid for p in prepared if not p.phone and p.bsuid})
-    by_bsuid = {c.bsuid: c for c in await Contact.find_in(ctx, {"bsuid": {"$in": bsuids}}).to_list()} if bsuids else {}
+    by_bsuid = {c.bsuid: c for c in await Contact.find_in_each(ctx, "bsuid", bsuids)}
     for p in prepared:
         p.contact = by_phone.get(p.phone) if p.phone else by_bsuid.get(p.bsuid)
 
@@ -134,6 +136,7 @@ async def receive_many(ctx: RequestContext, items: list[Inbound]) -> list[str]:
     for i in sorted(duplicates):
         outcomes[new[i].index] = await _redelivered(ctx, new[i])
     await _consent(ctx, stored)
+    await inbound_stored([StoredInbound(ctx, m, p.name) for p, m in stored])
     for p in prepared:  # after the stores: a reaction or an edit may name a message of this very batch
         if p.parsed.action == "react":
             outcomes[p.index] = await _react(ctx, p.account, p.contact, p.phone, p.bsuid, p.name, p.cmid, p.at,
@@ -242,6 +245,7 @@ async def _effects_many(ctx: RequestContext, stored: list[tuple[_Prepared, ChatM
     rows = await conversations.note_inbound_many(ctx, list(notes.values())) if notes else {}
     await emit_many(ctx, [_new_message_event(m, p.name, rows.get((m.contact_id, m.brand_number)))
                           for p, m in stored])
+    await live.publish_new_messages(ctx, [(m, rows.get((m.contact_id, m.brand_number))) for _, m in stored])
 
 
 async def _react(ctx: RequestContext, account: ChannelAccount, contact: Contact | None, phone: str | None,

@@ -32,10 +32,7 @@ async def _search(ctx: RequestContext, filt: dict, needle: str, skip: int,
                                           limit=SEARCH_SCAN)
     ids = [row["_id"] for row in rows if _matches(row, needle.casefold(), digits)]
     page_ids = ids[skip:skip + limit]
-    # `{org_id, _id: {$in}}` is a collection scan in SecantusDB; `{_id: {$in}}` is not. The ids came from
-    # the organisation's own rows, and the organisation is checked again here.
-    found = await Conversation.find_across_orgs({"_id": {"$in": page_ids}}).to_list() if page_ids else []
-    rows = [r for r in found if r.org_id == ctx.org_id]
+    rows = await Conversation.get_many_in(ctx, page_ids)
     order = {row_id: i for i, row_id in enumerate(page_ids)}
     return sorted(rows, key=lambda r: order[r.id]), len(ids)
 

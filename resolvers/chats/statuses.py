@@ -17,9 +17,11 @@ from pymongo import UpdateOne
 from leadline.models.base import utcnow
 from leadline.models.chats import DELIVERY_ORDER, ChatMessage
 from leadline.resolvers.events import Event, emit_many
+from leadline.resolvers.chats.hooks import AppliedStatus, statuses_applied
 from leadline.resolvers.chats.parse import sent_at
 from leadline.resolvers.chats.undeliverable import UNDELIVERABLE_CODES, mark_undeliverable
 from leadline.resolvers.context import RequestContext
+from leadline.resolvers.inbox import live
 from leadline.resolvers.phones import is_bsuid
 
 log = logging.getLogger("leadline.chats.webhooks")
@@ -81,7 +83,7 @@ def _moves(current: str, status: str) -> bool:
 
 
 _FIELDS = {"_id": 1, "org_id": 1, "direction": 1, "status": 1, "cmid": 1, "phone": 1, "bsuid": 1, "brand_number": 1,
-           "campaign_id": 1, "error": 1, "cost": 1, "contact_id": 1}
+           "campaign_id": 1, "campaign_slot": 1, "error": 1, "cost": 1, "contact_id": 1}
 
 
 async def apply_many(reports: list[tuple[RequestContext, Any]]) -> list[str]:
@@ -104,7 +106,7 @@ async def apply_many(reports: list[tuple[RequestContext, Any]]) -> list[str]:
         valid.append(_Report(index, ctx, item, status, sent_at(item.get("timestamp"))))
     if not valid:
         return outcomes
-    found = await ChatMessage.find_raw_across_orgs({"cmid": {"$in": list({r.item["id"] for r in valid})}}, _FIELDS)
+    found = await ChatMessage.find_raw_across_orgs_each("cmid", [r.item["id"] for r in valid], _FIELDS)
     messages = {(doc["org_id"], doc["cmid"]): doc for doc in found if doc.get("direction") == "outbound"}
     per_message: dict[Any, list[_Report]] = {}
     for report in valid:
@@ -113,7 +115,8 @@ async def apply_many(reports: list[tuple[RequestContext, Any]]) -> list[str]:
             outcomes[report.index] = "unmatched"
         else:
             per_message.setdefault(doc["_id"], []).append(report)
-    updates, events, undeliverable = [], [], []
+    updates, events, undeliverable, hooked = [], [], [], []
+    moved: list[tuple[RequestContext, dict[str, Any]]] = []  # for the live updates
     for message_id, group in per_message.items():
         doc = messages[(group[0].ctx.org_id, group[0].item["id"])]
         current = doc["status"]
@@ -139,6 +142,10 @@ async def apply_many(reports: list[tuple[RequestContext, Any]]) -> list[str]:
             updates.append(UpdateOne({"_id": message_id, "org_id": doc["org_id"],
                                       "status": {"$in": earlier_states(current)}}, {"$set": changes}))
         after = {**doc, **changes}
+        if applied:
+            moved.append((group[0].ctx, after))
+        if applied or ("cost" in changes and not doc.get("cost")):
+            hooked.append(AppliedStatus(group[0].ctx, after, current, "cost" in changes and not doc.get("cost")))
         # A status reported again as it stands is recorded again too (a no-op unless its first record
         # was interrupted after the update): the event's id is derived from the message and status.
         again = [r for r in group if r.status == doc["status"]]
@@ -150,8 +157,10 @@ async def apply_many(reports: list[tuple[RequestContext, Any]]) -> list[str]:
         await ChatMessage.bulk_write_across_orgs(updates)
     if events:
         await emit_many(None, events)
+    await live.publish_statuses(moved)
     for ctx, doc in undeliverable:
         await mark_undeliverable(ctx, doc.get("contact_id"), doc.get("phone"))
+    await statuses_applied(hooked)
     return outcomes
 
 

@@ -65,7 +65,7 @@ async def ensure_contacts(ctx: RequestContext, senders: list[Sender], *, source:
     wanted = {s.phone: s for s in senders if s.phone}
     if not wanted:
         return {}
-    found = {c.phone: c for c in await Contact.find_in(ctx, {"phone": {"$in": list(wanted)}}).to_list()}
+    found = {c.phone: c for c in await Contact.find_in_each(ctx, "phone", wanted)}
     missing = [s for phone, s in wanted.items() if phone not in found]
     if missing:
         new = []
@@ -80,7 +80,7 @@ async def ensure_contacts(ctx: RequestContext, senders: list[Sender], *, source:
         found.update((c.phone, c) for c in created)
         raced = [s.phone for s in missing if s.phone not in found]
         if raced:  # created concurrently elsewhere, or past the plan limit
-            found.update((c.phone, c) for c in await Contact.find_in(ctx, {"phone": {"$in": raced}}).to_list())
+            found.update((c.phone, c) for c in await Contact.find_in_each(ctx, "phone", raced))
             lost = [p for p in raced if p not in found]
             if lost:
                 log.warning("%d contacts not created: max_contacts reached", len(lost),

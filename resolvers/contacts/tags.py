@@ -87,7 +87,7 @@ async def existing_tag_ids(ctx: RequestContext, raw_ids: list[str]) -> list[Obje
     ids = list(dict.fromkeys(object_id(t, "INVALID_TAG_ID", "tags[]") for t in raw_ids))
     if not ids:
         return []
-    found = {t.id for t in await Tag.find_in(ctx, {"_id": {"$in": ids}}).to_list()}
+    found = {t.id for t in await Tag.get_many_in(ctx, ids)}
     missing = [str(i) for i in ids if i not in found]
     if missing:
         raise ApiError("TAG_NOT_FOUND", f"Unknown tag id(s): {', '.join(missing)}.")

@@ -20,6 +20,7 @@ from leadline.resolvers.contacts.values import coerce_custom_fields
 from leadline.resolvers.errors import ApiError, detail, validation_error
 from leadline.resolvers.events import Event, emit, emit_many
 from leadline.resolvers.json_limits import check_json
+from leadline.resolvers.leads import contact_values as lead_values
 from leadline.resolvers.phones import country_code_digits, is_bsuid, normalize_phone
 
 TEXT_FIELDS = ("contactName", "email", "platform", "businessName", "addressLine1", "addressLine2", "city",
@@ -101,6 +102,9 @@ async def upsert_contact(ctx: RequestContext, write: ContactWrite) -> UpsertResu
     if write.customFields is not None:
         custom = coerce_custom_fields(write.customFields, await definitions_by_key(ctx), code)
     segments = _object(write.lead_segments, "lead_segments") if write.lead_segments is not None else None
+    if "lead_category" in changes or segments is not None:
+        # Checked against the organisation's lead segmentation: a known category, values fitting their insight.
+        changes, segments = await lead_values.check(ctx, changes, segments)
     if write.tags is not None:
         changes["tags"] = await existing_tag_ids(ctx, write.tags)
     if write.bsuid is not None:
@@ -111,8 +115,10 @@ async def upsert_contact(ctx: RequestContext, write: ContactWrite) -> UpsertResu
         if existing is None:
             created = await insert_new_contact(ctx, phone, code, changes, custom, segments)
             if created is not None:
+                await lead_values.lock(ctx, created, changes, segments)
                 return UpsertResult(created, True)
         elif (updated := await update_contact(existing, changes, custom, segments, ctx=ctx)) is not None:
+            await lead_values.lock(ctx, updated, changes, segments)
             return UpsertResult(updated, False)
     raise ApiError("INTERNAL_SERVER_ERROR", "The contact changed concurrently too often; try again.")
 

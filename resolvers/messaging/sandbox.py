@@ -6,6 +6,7 @@ read, after `settings.sandbox_status_delays`), in the same round trip.
 """
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -19,8 +20,10 @@ from leadline.resolvers.webhooks.dispatch import queue_changes
 
 def status_change(account: dict[str, Any], wamid: str, recipient: dict[str, Any], at: float, status: str,
                   error_code: int | None = None, error_title: str | None = None) -> WebhookChange:
-    """A `messages` change with one `statuses[]` entry reported at `at`, as the Cloud API delivers it."""
-    entry: dict[str, Any] = {"id": wamid, "status": status, "timestamp": str(int(at))}
+    """A `messages` change with one `statuses[]` entry reported at `at`, as the Cloud API delivers it.
+    The Cloud API's timestamps are whole seconds: `at` is rounded up, so a status is never reported
+    earlier than the send was accepted (which is stored to the millisecond)."""
+    entry: dict[str, Any] = {"id": wamid, "status": status, "timestamp": str(math.ceil(at))}
     if recipient.get("phone"):
         entry["recipient_id"] = recipient["phone"]
     if recipient.get("bsuid"):
@@ -56,6 +59,17 @@ def _due(services: Services, index: int) -> float:
     """When step `index` is reported (the settings hold cumulative times since the send)."""
     times = services.settings.sandbox_status_delays or (0.0,)
     return time.time() + times[min(index, len(times) - 1)]
+
+
+def feedback_changes(services: Services, account: ChannelAccount, sent: SentMessage,
+                     phone: str | None, bsuid: str | None = None) -> list[tuple[WebhookChange, float]]:
+    """The simulated statuses of a send as changes due at their times (bulk senders queue many at once)."""
+    if not sent.simulated:
+        return []
+    ref, recipient = account_ref(account), {"phone": phone, "bsuid": bsuid}
+    steps = [[s.status, s.error_code, s.error_title] for s in sent.simulated]
+    dues = [_due(services, i) for i in range(len(steps))]
+    return [(status_change(ref, sent.provider_message_id, recipient, due, *step), due) for step, due in zip(steps, dues)]
 
 
 async def _queue(services: Services, account: dict[str, Any], wamid: str, recipient: dict[str, Any],

@@ -15,6 +15,7 @@ import aiohttp
 
 from leadline.models.channels import ChannelAccount
 from leadline.resolvers.phones import is_bsuid
+from leadline.resolvers.secrets import reveal
 from leadline.resolvers.providers.base import (
     LiveStatus,
     MediaUpload,
@@ -94,7 +95,8 @@ class MetaAdapter:
             return LiveStatus("missing_credentials")
         fields = "verified_name,quality_rating,status" if account.platform == "chatapp" else "id,name"
         try:
-            status, body = await self.request("GET", object_id, account.access_token, params={"fields": fields})
+            token = await reveal(account.access_token)  # stored encrypted (resolvers/secrets.py)
+            status, body = await self.request("GET", object_id, token, params={"fields": fields})
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             return LiveStatus("unknown", phone_number_error=ProviderErrorInfo(None, None, None,
                                                                                f"provider unreachable: {exc!r}"))
@@ -107,7 +109,7 @@ class MetaAdapter:
                                                        body.get("status")))
 
     async def submit_template(self, account: ChannelAccount, template: TemplateSubmission) -> SubmittedTemplate:
-        waba_id, token = account.provider_account_id, account.access_token
+        waba_id, token = account.provider_account_id, await reveal(account.access_token)
         if not waba_id or not token:
             raise ProviderRejected("The business account has no provider account id or access token.")
         payload = {"name": template.name, "language": template.language, "category": template.category,
@@ -122,7 +124,7 @@ class MetaAdapter:
                                  category=str(body.get("category") or template.category))
 
     async def upload_media(self, account: ChannelAccount, media: MediaUpload) -> str:
-        token = account.access_token
+        token = await reveal(account.access_token)
         if not token:
             raise MediaUploadFailed("the business account has no access token")
         params = {"file_name": media.filename, "file_length": str(len(media.data)), "file_type": media.mime_type}
@@ -153,7 +155,7 @@ class MetaAdapter:
         return await self._send(account, to, {"type": type, type: content})
 
     async def _send(self, account: ChannelAccount, to: str, body: dict[str, Any]) -> SentMessage:
-        phone_number_id, token = account.provider_phone_number_id, account.access_token
+        phone_number_id, token = account.provider_phone_number_id, await reveal(account.access_token)
         if not phone_number_id or not token:
             raise ProviderRejected("The business account has no provider phone number id or access token.")
         payload = {"messaging_product": "whatsapp", "recipient_type": "individual",

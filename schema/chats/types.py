@@ -147,10 +147,17 @@ class ConversationRow:
     is_starred: bool
     summary: str | None
     created_at: datetime
+    # Team inbox (docs/inbox.md): the assignment and the inbox status key.
+    assigned_agent_id: str | None
+    assigned_team_id: str | None
+    inbox_status: str
 
     @classmethod
     def from_domain(cls, c: Conversation) -> "ConversationRow":
         return cls(conversation_id=str(c.id), contact_id=str(c.contact_id), phone=c.phone, contact_name=c.contact_name,
                    brand_number=c.brand_number, last_message=c.last_message, last_message_at=c.last_message_at,
                    unread_count=c.unread_count, is_archived=c.is_archived, is_muted=c.is_muted,
-                   is_pinned=c.is_pinned, is_starred=c.is_starred, summary=c.summary, created_at=c.created_at)
+                   is_pinned=c.is_pinned, is_starred=c.is_starred, summary=c.summary, created_at=c.created_at,
+                   assigned_agent_id=str(c.assigned_agent_id) if c.assigned_agent_id else None,
+                   assigned_team_id=str(c.assigned_team_id) if c.assigned_team_id else None,
+                   inbox_status=c.inbox_status)

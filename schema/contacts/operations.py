@@ -1,10 +1,12 @@
 """Contacts, custom field and tag operations (spec: Endpoints → Contacts), each declared once."""
 from __future__ import annotations
 
+from typing import Annotated
+
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.contacts import consent, fields, queries, tags, upsert
-from leadline.schema.bindings import McpTool, Reply, Rest, spread
-from leadline.schema.common import Listed, Paged, listed, paged
+from leadline.schema.bindings import McpTool, Reply, Rest, shaped, spread
+from leadline.schema.common import Listed, Paged, limit_argument, listed, page_argument, paged
 from leadline.schema.contacts.inputs import (ContactCustomFieldInput, ContactCustomFieldUpdateInput,
                                              ContactFilterInput, ContactInput, ContactPhoneInput, ContactTagInput)
 from leadline.schema.contacts.types import (ConsentKeywordsType, ContactCustomField, ContactCustomFieldDeleted, ContactFieldList,
@@ -17,6 +19,8 @@ PHONE_ERRORS = ("MISSING_PHONE", "INVALID_PHONE_NUMBER")
 FIELD_ERRORS = ("MISSING_FIELD_NAME", "INVALID_FIELD_TYPE", "MISSING_DROPDOWN_OPTIONS", "INVALID_FIELD_KEY")
 
 
+@shaped(lambda out: {status: {"message": out.string(),
+                                "data": out.field("contact").with_fields(isNew=out.boolean())} for status in (200, 201)})
 def _upsert_reply(result: dict) -> Reply:
     """`data` is the contact with `isNew` beside its fields; 201 when created, 200 when updated."""
     is_new = result["isNew"]
@@ -26,7 +30,8 @@ def _upsert_reply(result: dict) -> Reply:
 
 @ops.query(scope="contacts:read", description="List contacts, newest first.",
            rest=Rest("GET", "/v2.0/contacts", reply=spread), mcp=McpTool("list_contacts"))
-async def contacts(ctx: RequestContext, page: int | None = None, limit: int | None = None) -> Paged[ContactType]:
+async def contacts(ctx: RequestContext, page: Annotated[int | None, page_argument()] = None,
+                   limit: Annotated[int | None, limit_argument(queries.LIST_DEFAULT, queries.LIST_MAX)] = None) -> Paged[ContactType]:
     return paged(await queries.list_contacts(ctx, page, limit), ContactType.from_domain)
 
 

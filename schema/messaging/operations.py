@@ -1,11 +1,13 @@
 """Chat messaging and scheduled-message operations (spec: Endpoints → Chat messaging, Scheduled messages)."""
 from __future__ import annotations
 
+from typing import Annotated
+
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.messaging import schedules, send
 from leadline.resolvers.messaging.status import message_status
-from leadline.schema.bindings import McpTool, Reply, Rest, spread
-from leadline.schema.common import Paged, paged
+from leadline.schema.bindings import McpTool, Reply, Rest, shaped, spread
+from leadline.schema.common import Paged, limit_argument, page_argument, paged
 from leadline.schema.messaging.inputs import SendMessageInput, SendTemplateInput
 from leadline.schema.messaging.types import MessageStatus, ScheduledMessageType, SendResult
 from leadline.schema.operations import Operations
@@ -17,6 +19,9 @@ SEND_ERRORS = ("MISSING_RECIPIENT", "BRAND_NUMBER_MISSING", "INVALID_PHONE_NUMBE
                "INVALID_SCHEDULE_TIME", "PROVIDER_API_ERROR", "MESSAGING_LIMIT_REACHED")
 
 
+@shaped(lambda out: {200: {"data": out.pick("messageId", "status", "recipient", optional=("template", "type"))},
+                     201: {"data": out.pick("scheduleId", "recipient", "scheduledAt", "timezone",
+                                            optional=("template", "type"))}})
 def _send_reply(result: dict) -> Reply:
     """200 `{messageId, status, recipient, ...}` when sent now; 201 `{scheduleId, ...}` when scheduled."""
     detail = {"template": result["template"]} if result["template"] is not None else {"type": result["type"]}
@@ -58,7 +63,8 @@ async def chat_message_status(ctx: RequestContext, message_id: str | None = None
 
 @ops.query(scope="messages:read", description="Scheduled messages, newest first.",
            rest=Rest("GET", "/v2.0/scheduled-messages", reply=spread), mcp=McpTool("list_scheduled_messages"))
-async def scheduled_messages(ctx: RequestContext, page: int | None = None, limit: int | None = None,
+async def scheduled_messages(ctx: RequestContext, page: Annotated[int | None, page_argument()] = None,
+                             limit: Annotated[int | None, limit_argument(schedules.DEFAULT_PAGE, schedules.MAX_PAGE)] = None,
                              status: str | None = None) -> Paged[ScheduledMessageType]:
     return paged(await schedules.list_schedules(ctx, status, page, limit), ScheduledMessageType.from_domain)
 

@@ -46,7 +46,8 @@ async def test_the_row_fields(api, tenant, reader):
         "contactName": "Ann", "brandNumber": BRAND, "lastMessage": "hi from Ann",
         "lastMessageAt": "2026-03-01T12:05:00.000Z", "unreadCount": 2, "isArchived": False, "isMuted": False,
         "isPinned": True, "isStarred": False, "summary": "wants a refund",
-        "createdAt": resp.body["data"][0]["createdAt"]}]
+        "createdAt": resp.body["data"][0]["createdAt"],
+        "assignedAgentId": None, "assignedTeamId": None, "inboxStatus": "open"}]
     assert resp.body["pagination"] == {"page": 1, "limit": 20, "total": 1, "totalPages": 1, "hasNext": False}
 
 

@@ -4,28 +4,21 @@ stored once, counted once and has one event."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 
 from bson import ObjectId
 
 from leadline.models.chats import ChatMessage, Conversation
 from leadline.models.events import DomainEvent
 from leadline.resolvers.webhooks.dispatch import ingestion_stream
+from tests import helpers
 from tests.chats.support import inbound, post
 
 SENDERS = ["447911123456", "447911123457", "447911123458", "447911123459"]
 
 
-def start_worker(settings) -> subprocess.Popen:
-    env = {**os.environ, "MONGODB_URL": settings.mongodb_url, "REDIS_URL": settings.redis_url,
-           "MONGODB_DATABASE": settings.database_name, "LEADLINE_REDIS_PREFIX": settings.redis_prefix,
-           "CHATAPP_APP_SECRET": settings.chatapp_app_secret, "LEADLINE_INGEST_STALE_SECONDS": "1",
-           "LEADLINE_INGEST_BATCH": "100", "LEADLINE_LOG_LEVEL": "WARNING"}
-    return subprocess.Popen([sys.executable, "-m", "leadline.cli", "worker"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def start_worker(settings):
+    return helpers.start_worker(settings, LEADLINE_INGEST_STALE_SECONDS="1", LEADLINE_INGEST_BATCH="100")
 
 
 async def test_a_worker_killed_mid_batch_loses_nothing(api, tenant, brand, settings):

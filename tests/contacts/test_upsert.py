@@ -3,10 +3,12 @@ from leadline.models.contacts import ContactCounter
 from leadline.models.events import DomainEvent
 from tests.contacts.helpers import make_field, make_tag, org_id, upsert
 from tests.helpers import assert_error
+from tests.leads.helpers import make_category
 
 
 async def test_create_then_update_by_phone_reports_is_new(api, tenant):
     key = tenant.legacy_key
+    await make_category(api, key, "hot")  # a lead category must exist before a contact names it
     created = await api.post("/v2.0/contacts", key, json={"phone": "+1 (415) 555-2671", "contactName": "Ada",
                                                           "lead_category": "hot", "chatapp_undeliverable": True})
     assert created.status == 201, created.body
@@ -166,9 +168,10 @@ async def test_the_same_operations_through_graphql(api, tenant):
     key = tenant.legacy_key
     mutation = """mutation($input: ContactInput!) { upsertContact(input: $input) {
         isNew contact { _id phone lead_category customFields } } }"""
+    await make_category(api, key, "Warm")
     created = await api.graphql(mutation, key, {"input": {"phone": "+14155552671", "lead_category": "warm"}})
     assert created.body["data"]["upsertContact"]["isNew"] is True
-    assert created.body["data"]["upsertContact"]["contact"]["lead_category"] == "warm"
+    assert created.body["data"]["upsertContact"]["contact"]["lead_category"] == "Warm"  # canonical name
     refused = await api.graphql(mutation, key, {"input": {"contactName": "x"}})
     assert refused.body["errors"][0]["extensions"]["code"] == "MISSING_PHONE"
     scoped = await tenant.key("contacts:read")

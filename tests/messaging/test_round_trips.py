@@ -30,7 +30,8 @@ async def test_one_template_send(api, tenant, brand, sender):
 
 async def test_one_inbound_message_from_a_known_sender(api, tenant, brand, services):
     """The contact and conversation reads, the message insert, the row update, the event insert; Redis:
-    claiming the batch (due entries, new entries), the organisation's token, the acknowledgement."""
+    claiming the batch (due entries, new entries), the organisation's token, the live `message:new`
+    publish (docs/inbox.md), the acknowledgement."""
     for i in range(2):
         assert (await post(api, inbound(f"warm {i}", sender=PHONE))).status == 200
         assert await drain(services, "test") == 1
@@ -38,11 +39,12 @@ async def test_one_inbound_message_from_a_known_sender(api, tenant, brand, servi
     with RoundTrips() as trips:
         assert await drain(services, "test") == 1
     assert dict(trips.db) == {"find": 2, "insert": 2, "update": 1}
-    assert trips.redis == 4
+    assert trips.redis == 5
 
 
 async def test_one_status(api, tenant, brand, sender, services):
-    """The message read, its update, the event insert; Redis as for an inbound message."""
+    """The message read, its update, the event insert; Redis as for an inbound message (the live update's
+    round trip is the check for subscribers, PUBSUB NUMSUB: nobody listens here, so nothing is published)."""
     await seed_template(tenant)
     resp = await api.post("/v2.0/chatapp/send", sender, json=send_body())
     message = await ChatMessage.get_in(ObjectId(tenant.org_id), resp.body["data"]["messageId"])
@@ -53,5 +55,5 @@ async def test_one_status(api, tenant, brand, sender, services):
     with RoundTrips() as trips:
         assert await drain(services, "test") == 1
     assert dict(trips.db) == {"find": 1, "update": 1, "insert": 1}
-    assert trips.redis == 4
+    assert trips.redis == 5
     assert (await ChatMessage.get_in(ObjectId(tenant.org_id), message.id)).status == "delivered"

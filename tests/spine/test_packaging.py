@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ("models", "resolvers", "schema", "rest_compat", "jobs")
+LAYERS = ("models", "resolvers", "schema", "rest_compat", "jobs", "mcp_server")
 
 PROBE = """
 import importlib.util, json

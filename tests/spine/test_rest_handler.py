@@ -9,7 +9,7 @@ from leadline.resolvers.errors import ApiError
 from leadline.resolvers.context import RequestContext
 from leadline.rest_compat.compile import compile_route
 from leadline.schema import build_schema
-from leadline.schema.bindings import ERROR_MARKER, Reply, Rest
+from leadline.schema.bindings import ERROR_MARKER, Reply, Rest, shaped
 from leadline.schema.operations import Operations
 from tests.helpers import Api, assert_error, make_tenant
 
@@ -30,7 +30,8 @@ ops = Operations("echo")
 
 
 @ops.query(scope="contacts:read", description="echo", rest=Rest("GET", "/v2.0/echo/{page}",
-           reply=lambda r: Reply({"data": r, "meta": {"seen": True}})))
+           reply=shaped(lambda out: {None: {"data": out, "meta": out.map_of(out.boolean())}})(
+               lambda r: Reply({"data": r, "meta": {"seen": True}}))))
 async def echo_query(ctx: RequestContext, page: int | None = None, flag: bool | None = None) -> Echo:
     return Echo(name=str(flag), count=page)
 

@@ -16,13 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = {"leadline": "leadline", "models": "leadline.models", "resolvers": "leadline.resolvers",
-           "schema": "leadline.schema", "rest_compat": "leadline.rest_compat", "jobs": "leadline.jobs"}
+           "schema": "leadline.schema", "rest_compat": "leadline.rest_compat", "jobs": "leadline.jobs",
+           "mcp_server": "leadline.mcp_server"}
 
 # Top to bottom: a module may import only from its own layer or the layers below it.
 LAYERS = [
-    ("wiring and jobs", ("leadline.jobs", "leadline.admin", "leadline.app", "leadline.app_keys", "leadline.cli", "leadline.http",
+    ("wiring and jobs", ("leadline.jobs", "leadline.mcp_server", "leadline.admin", "leadline.app", "leadline.app_keys", "leadline.cli", "leadline.http",
                          "leadline.services", "leadline.webhooks", "leadline.embedded", "leadline.database",
-                         "leadline.logs")),
+                         "leadline.logs", "leadline.dbprofile", "leadline.apidocs")),
     ("REST table", ("leadline.rest_compat",)),
     ("schema", ("leadline.schema",)),
     ("domain code", ("leadline.resolvers",)),
@@ -163,9 +164,11 @@ print(json.dumps([sorted(tracked_keys()), sorted(handled_fields())]))
 def test_every_process_has_every_domains_registrations():
     """The worker imports few domain modules itself; a handler missing in a process would acknowledge
     that process's webhook changes as unhandled (it once did)."""
-    expected = [["max_contact_tags", "max_contacts", "max_custom_attributes", "max_templates"],
-                ["message_template_quality_update", "message_template_status_update", "messages",
-                 "template_category_update"]]
+    expected = [["max_agents", "max_ai_followups", "max_ai_insights", "max_campaigns_per_month", "max_contact_tags",
+                 "max_contacts", "max_custom_attributes", "max_lead_categories", "max_models", "max_teams",
+                 "max_templates", "max_tools"],
+                ["leadline.outbound", "message_template_quality_update", "message_template_status_update",
+                 "messages", "template_category_update"]]
     for module in ("leadline.jobs.worker", "leadline.app"):
         out = subprocess.run([sys.executable, "-c", REGISTRATIONS.format(module=module)], capture_output=True,
                              text=True, check=True, cwd=ROOT).stdout
