@@ -25,7 +25,10 @@ def slot_state(status: str, error: dict[str, Any] | None) -> str:
 
 @after_statuses
 async def on_statuses(applied: list[AppliedStatus]) -> None:
-    chunk_updates, campaign_updates = [], []
+    # One update per chunk and one per campaign for the whole batch: a chunk document holds 500
+    # recipients (~60 KB), and the embedded database rewrites all of it on every update.
+    chunk_sets: dict[tuple, dict[str, str]] = defaultdict(dict)
+    campaign_changes: dict[tuple, dict[str, dict[str, Any]]] = defaultdict(lambda: {"$inc": {}, "$set": {}})
     for a in applied:
         doc = a.message
         if not doc.get("campaign_id") or not doc.get("campaign_slot"):
@@ -33,20 +36,23 @@ async def on_statuses(applied: list[AppliedStatus]) -> None:
         index, slot = doc["campaign_slot"]
         state = slot_state(a.status, doc.get("error"))
         if state != "accepted":
-            chunk_updates.append(UpdateOne({"org_id": doc["org_id"], "campaign_id": doc["campaign_id"], "index": index},
-                                           {"$set": {f"outcomes.{slot}": state}}))
+            chunk_sets[(doc["org_id"], doc["campaign_id"], index)][f"outcomes.{slot}"] = state
+        campaign = campaign_changes[(doc["org_id"], doc["campaign_id"])]
         cost = doc.get("cost") or {}
         if a.cost_set and cost.get("amount") is not None:
             amount = float(cost["amount"])
-            campaign_updates.append(UpdateOne({"_id": doc["campaign_id"], "org_id": doc["org_id"]}, {
-                "$inc": {"cost.total": amount, f"cost.byCategory.{cost.get('category') or 'unknown'}": amount,
-                         f"cost.byCountry.{country_of(doc.get('phone'))}": amount},
-                "$set": {"cost.currency": cost.get("currency") or "USD"}}))
+            for key in ("cost.total", f"cost.byCategory.{cost.get('category') or 'unknown'}",
+                        f"cost.byCountry.{country_of(doc.get('phone'))}"):
+                campaign["$inc"][key] = campaign["$inc"].get(key, 0.0) + amount
+            campaign["$set"]["cost.currency"] = cost.get("currency") or "USD"
         if a.status == "failed" and (error := doc.get("error") or {}).get("code") is not None:
-            campaign_updates.append(UpdateOne({"_id": doc["campaign_id"], "org_id": doc["org_id"]}, {
-                "$set": {f"failure_messages.{error['code']}": error.get("message") or error.get("title") or ""}}))
-    if chunk_updates:
-        await CampaignChunk.bulk_write_across_orgs(chunk_updates)
+            campaign["$set"][f"failure_messages.{error['code']}"] = error.get("message") or error.get("title") or ""
+    if chunk_sets:
+        await CampaignChunk.bulk_write_across_orgs([
+            UpdateOne({"org_id": org_id, "campaign_id": campaign_id, "index": index}, {"$set": changes})
+            for (org_id, campaign_id, index), changes in chunk_sets.items()])
+    campaign_updates = [UpdateOne({"_id": campaign_id, "org_id": org_id}, {k: v for k, v in change.items() if v})
+                        for (org_id, campaign_id), change in campaign_changes.items() if change["$inc"] or change["$set"]]
     if campaign_updates:
         await Campaign.bulk_write_across_orgs(campaign_updates)
 
