@@ -15,7 +15,7 @@ from leadline.models.events import WebhookDelivery, WebhookEndpoint
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.errors import ApiError, detail, validation_error
 from leadline.resolvers.events import EVENT_KINDS
-from leadline.resolvers.events.guard import check_resolves, url_problem
+from leadline.resolvers.netguard import check_resolves, url_problem
 from leadline.resolvers.events.signing import new_secret
 from leadline.resolvers.secrets import keyring
 

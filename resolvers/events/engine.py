@@ -44,7 +44,7 @@ from leadline.resolvers.context import Services
 from leadline.resolvers.events import deliveries as rules
 from leadline.resolvers.events import dispatch, signing
 from leadline.resolvers.events.dispatch import aware as _aware
-from leadline.resolvers.events.guard import BlockedAddress, GuardedResolver, blocked_cause, check_host
+from leadline.resolvers.netguard import BlockedAddress, GuardedResolver, blocked_cause, check_host
 from leadline.resolvers.secrets import SecretUnreadable, keyring
 
 log = logging.getLogger("leadline.events")

@@ -1,7 +1,7 @@
 """Running a tool for the dashboard's "test this tool" (GraphQL `testTool`), and recording the run.
 
 `function` tools are called for real (URL placeholders, auth, enabled headers, bodyMode, timeout,
-async, the secretToken signature, the SSRF guard of resolvers/tools/outbound.py); `static_tool`
+async, the secretToken signature, the SSRF guard of resolvers/netguard.py); `static_tool`
 answers with its placeholders filled in; the other types record what they would send. Every run is
 logged (resolvers/tools/runs.py) with the tool's secrets scrubbed from the URL and the result.
 """
@@ -30,6 +30,7 @@ from leadline.resolvers import secrets
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.errors import detail, validation_error
 from leadline.resolvers.json_limits import readable
+from leadline.resolvers.netguard import BlockedAddress
 from leadline.resolvers.secrets import MASK
 from leadline.resolvers.tools import outbound
 from leadline.resolvers.tools.payload import revealed, secrets_of
@@ -163,7 +164,7 @@ async def _function(ctx: RequestContext, tool: Tool, config: dict[str, Any], arg
     except asyncio.TimeoutError:
         return Outcome("timeout", error_message=f"no answer within {config['timeout']} s", request_url=shown_url,
                        request_method=method)
-    except outbound.BlockedAddress as exc:
+    except BlockedAddress as exc:
         return Outcome("error", error_message=f"refused: {exc}", request_url=shown_url, request_method=method)
     except (aiohttp.ClientError, OSError, ValueError) as exc:
         return Outcome("error", error_message=f"the call failed: {outbound.describe(exc)}", request_url=shown_url,

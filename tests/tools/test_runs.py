@@ -17,7 +17,7 @@ from aiohttp import web
 from bson import ObjectId
 
 from leadline.models.tools import RUN_RETENTION_SECONDS, ToolRun
-from leadline.resolvers.tools import outbound
+from leadline.resolvers import netguard
 from tests.helpers import assert_error
 from tests.tools.support import create, example, function_body, params
 
@@ -232,9 +232,9 @@ class TestOutsideDevelopment:
         app = web.Application()
         app.router.add_get("/start", redirect)
         server = await aiohttp_server(app, host="127.0.0.1", port=0)
-        real = outbound._blocked
+        real = netguard._blocked
         # Stand in for a public first hop: only 127.0.0.1 counts as public here.
-        monkeypatch.setattr(outbound, "_blocked", lambda ip: str(ip) != "127.0.0.1" and real(ip))
+        monkeypatch.setattr(netguard, "_blocked", lambda ip: str(ip) != "127.0.0.1" and real(ip))
         tool = await create(api, tenant.legacy_key, function_body(str(server.make_url("/start")), requestMethod="GET"))
         entry = await run(api, tenant.legacy_key, tool["_id"], {})
         assert hits == ["/start"]

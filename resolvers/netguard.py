@@ -1,5 +1,6 @@
-"""Which webhook URLs may be called (OWASP API7, SSRF): checked when an endpoint is saved and again at
-every connection, so a name that later resolves to an internal address (DNS rebinding) is refused too.
+"""Which outside URLs the service may call (OWASP API7, SSRF), for customer webhook endpoints and
+function tools alike: checked when a URL is saved and again at every connection, so a name that later
+resolves to an internal address (DNS rebinding) is refused too.
 
 Outside development a URL is `https` and its host never a private, loopback, link-local, multicast,
 reserved or unspecified address: an IP literal is checked as written, a name by resolving it (when
