@@ -53,8 +53,9 @@ class Settings:
     ingest_batch: int = 500
     ingest_stale_seconds: float = 30.0
     # Status-only webhook changes let into ingestion per second per worker while a campaign is sending
-    # (0: no limit); inbound messages are never held back (resolvers/webhooks/dispatch.py).
-    ingest_bulk_while_sending: float = 200.0
+    # (0: no limit), a campaign chunk's rows and events counting as one per message; inbound messages
+    # are never held back (resolvers/webhooks/dispatch.py).
+    ingest_bulk_while_sending: float = 100.0
     # arq: a worker starts at most max_jobs jobs per poll and polls every poll_delay seconds, so it
     # runs at most max_jobs / poll_delay jobs per second (arq's defaults, 10 and 0.5 s, cap it at 20/s).
     worker_max_jobs: int = 50
@@ -115,7 +116,7 @@ class Settings:
             chatapp_webhook_retry_seconds=_env_float("LEADLINE_CHATAPP_WEBHOOK_RETRY_SECONDS", 2.0),
             ingest_batch=int(os.environ.get("LEADLINE_INGEST_BATCH", "500")),
             ingest_stale_seconds=_env_float("LEADLINE_INGEST_STALE_SECONDS", 30.0),
-            ingest_bulk_while_sending=_env_float("LEADLINE_INGEST_BULK_WHILE_SENDING", 200.0),
+            ingest_bulk_while_sending=_env_float("LEADLINE_INGEST_BULK_WHILE_SENDING", 100.0),
             worker_max_jobs=int(os.environ.get("LEADLINE_WORKER_MAX_JOBS", "50")),
             worker_poll_delay=_env_float("LEADLINE_WORKER_POLL_DELAY", 0.02),
             campaign_lease_seconds=_env_float("LEADLINE_CAMPAIGN_LEASE_SECONDS", 60.0),

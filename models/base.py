@@ -88,6 +88,9 @@ ID_ORG_INDEX = IndexModel([("_id", ASCENDING), ("org_id", ASCENDING)], name="_id
 # SecantusDB answers an `$in` read in time growing faster than its matches (500 found ids: ~150 ms,
 # ten reads of 50: ~30 ms), so lists are read IN_BATCH values per command, concurrently.
 IN_BATCH = 50
+# Groups read at once: a few keep the database busy; thousands (100,000 ids) would exhaust the
+# connection pool and time out waiting for it.
+IN_BATCH_CONCURRENCY = 4
 
 
 async def in_batches(values: Iterable[Any], read) -> list[Any]:
@@ -98,7 +101,13 @@ async def in_batches(values: Iterable[Any], read) -> list[Any]:
     groups = [wanted[i:i + IN_BATCH] for i in range(0, len(wanted), IN_BATCH)]
     if len(groups) == 1:
         return await read(groups[0])
-    return [row for rows in await asyncio.gather(*(read(g) for g in groups)) for row in rows]
+    gate = asyncio.Semaphore(IN_BATCH_CONCURRENCY)
+
+    async def one(group: list) -> list:
+        async with gate:
+            return await read(group)
+
+    return [row for rows in await asyncio.gather(*(one(g) for g in groups)) for row in rows]
 
 
 class TenantDocument(Document):

@@ -27,8 +27,12 @@ from leadline.resolvers import deadletters
 
 log = logging.getLogger("leadline.streams")
 
-# KEYS: 1 the delayed set, 2 the stream. ARGV: 1 now (ms), 2 how many.
-# Moves due entries into the stream; returns how many moved.
+# KEYS: 1 the delayed set, 2 the stream, 3 (optional) the gate's key. ARGV: 1 now (ms), 2 how many,
+# 3 the gate's allowance. Moves due entries into the stream, weighing at most `how many` together (the
+# allowance while the gate's key exists). A member's weight follows the `.` of its prefix (1 when
+# absent), so a claim of N entries never takes more than N items' work from the delayed set; the
+# first entry always moves, however heavy, so none waits forever.
+# Returns {entries moved, gated (0/1), weight moved}.
 _PROMOTE = """
 local limit, gated = tonumber(ARGV[2]), 0
 if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then
@@ -38,12 +42,18 @@ local due = {}
 if limit > 0 then
   due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, limit)
 end
+local moved, used = 0, 0
 for _, member in ipairs(due) do
   local cut = string.find(member, '|', 1, true)
+  local weight = tonumber(string.match(string.sub(member, 1, cut - 1), '%.(%d+)$')) or 1
+  if moved > 0 and used + weight > limit then
+    break
+  end
   redis.call('XADD', KEYS[2], '*', 'd', string.sub(member, cut + 1))
   redis.call('ZREM', KEYS[1], member)
+  moved, used = moved + 1, used + weight
 end
-return {#due, gated}
+return {moved, gated, used}
 """
 
 
@@ -89,15 +99,18 @@ class WorkStream:
             count += 1
         return [_decode(i) for i in await pipe.execute()] if count else []
 
-    def add_later_to(self, pipe, payload: Any, due: float) -> None:
-        """Queue on `pipe` a payload that enters the stream at `due` (Unix seconds)."""
-        member = f"{uuid.uuid4().hex}|{json.dumps(payload, separators=(',', ':'))}"
+    def add_later_to(self, pipe, payload: Any, due: float, weight: int = 1) -> None:
+        """Queue on `pipe` a payload that enters the stream at `due` (Unix seconds). `weight`: how much
+        of the gate's allowance it takes (an entry standing for many items weighs their number)."""
+        tag = f".{int(weight)}" if weight > 1 else ""
+        member = f"{uuid.uuid4().hex}{tag}|{json.dumps(payload, separators=(',', ':'))}"
         pipe.zadd(self.delayed_key, {member: int(due * 1000)})
 
-    async def add_later(self, items: Iterable[tuple[Any, float]]) -> None:
+    async def add_later(self, items: Iterable[tuple[Any, float] | tuple[Any, float, int]]) -> None:
+        """(payload, due) or (payload, due, weight) each, in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
-        for payload, due in items:
-            self.add_later_to(pipe, payload, due)
+        for item in items:
+            self.add_later_to(pipe, *item)
         await pipe.execute()
 
     # --- consuming ------------------------------------------------------------------------------
@@ -112,7 +125,7 @@ class WorkStream:
         self._group_ready = True
 
     def gate(self, key: str, per_second: float) -> None:
-        """While `key` exists, delayed entries join the stream at most `per_second` (this process)."""
+        """While `key` exists, delayed entries join the stream at most `per_second` (by weight; this process)."""
         self._gate_key, self._gate_rate = key, per_second
 
     async def promote_due(self, count: int = 1000) -> int:
@@ -127,9 +140,9 @@ class WorkStream:
             self._gate_at = now
             gated_count = int(self._gate_tokens) if self._gate_tokens >= batch else 0
         keys = [self.delayed_key, self.key] + ([self._gate_key] if self._gate_key else [])
-        promoted, gated = await self._promote(keys=keys, args=[int(time.time() * 1000), count, gated_count])
+        promoted, gated, weight = await self._promote(keys=keys, args=[int(time.time() * 1000), count, gated_count])
         if gated:
-            self._gate_tokens -= int(promoted)
+            self._gate_tokens -= int(weight)  # below zero after a heavy entry: the next ones wait it off
         return int(promoted)
 
     async def claim(self, consumer: str, count: int, block_ms: int | None = None) -> list[Entry]:

@@ -9,7 +9,7 @@ Two lanes share the stream. Changes carrying inbound messages enter it at once (
 waiting for them in the inbox). Status-only changes and the service's own (the sandbox's statuses,
 a campaign's conversation rows and events) wait in its delayed set and join it as batches allow:
 while a bulk sender (a campaign's fan-out) is sending, at most `ingest_bulk_while_sending` of them
-per second per worker, so on a one-core database the statuses trail the campaign instead of halving
+per second per worker (a change standing for a campaign chunk's messages counting one per message), so on a one-core database the statuses trail the campaign instead of halving
 its pace, and an inbound reply never queues behind a hundred thousand statuses.
 - `drain` (the worker): claims up to a batch of queued changes and processes them together.
 - `ingest`: everything inline, now (tests, and changes the service makes up itself).
@@ -124,9 +124,11 @@ async def accept(services: Services, payload: dict[str, Any]) -> Counter[str]:
     return outcomes
 
 
-async def queue_changes(services: Services, changes: list[tuple[WebhookChange, float]]) -> None:
-    """Changes the service makes up itself (the sandbox's statuses), each entering the queue at its time."""
-    await ingestion_stream(services).add_later(({"change": asdict(c)}, due) for c, due in changes)
+async def queue_changes(services: Services, changes: list[tuple[WebhookChange, float]], weight: int = 1) -> None:
+    """Changes the service makes up itself (the sandbox's statuses), each entering the queue at its time.
+    `weight`: what each change counts against the bulk lane's allowance (a change standing for a
+    campaign chunk's 500 messages weighs 500)."""
+    await ingestion_stream(services).add_later(({"change": asdict(c)}, due, weight) for c, due in changes)
 
 
 async def drain(services: Services, consumer: str, *, count: int | None = None, block_ms: int | None = None) -> int:
