@@ -16,6 +16,7 @@ from pymongo.errors import DuplicateKeyError
 
 from leadline.models.base import OrgRef, org_of
 from leadline.models.events import DomainEvent
+from leadline.resolvers.events.dispatch import endpoints_of, subscribed
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.runner import check_declared
 
@@ -72,7 +73,24 @@ async def emit(ctx: RequestContext, kind: str, payload: dict[str, Any], *, once_
 
 
 async def emit_many(ctx: RequestContext | None, events: list[Event]) -> int:
-    """Record events of any organisations in one command; returns how many were new (see `emit`)."""
+    """Record events of any organisations in one command; returns how many were new (see `emit`).
+
+    Bulk emitters (a campaign's messages and their statuses) mostly belong to organisations without a
+    webhook endpoint for those kinds: such events are recorded already dispatched, which spares the
+    dispatcher a read and an update each (~1 ms of the embedded database's time per event)."""
     documents = [_document(ctx, event) for event in events]
+    if documents:
+        await _dispatched_when_unsubscribed(documents)
     duplicates = await DomainEvent.insert_many_across_orgs(documents)
     return len(documents) - len(duplicates)
+
+
+async def _dispatched_when_unsubscribed(documents: list[DomainEvent]) -> None:
+    """Mark dispatched the events no endpoint of their organisation would receive (one read)."""
+    endpoints: dict[ObjectId, list[dict[str, Any]]] = {}
+    for endpoint in await endpoints_of({d.org_id for d in documents}):
+        endpoints.setdefault(endpoint["org_id"], []).append(endpoint)
+    for document in documents:
+        event = {"kind": document.kind, "created_at": document.created_at}
+        if not any(subscribed(endpoint, event) for endpoint in endpoints.get(document.org_id, ())):
+            document.dispatched_at = document.created_at
