@@ -47,6 +47,9 @@ class Campaign(TenantDocument):
     total_contacts: int = 0
     chunks_total: int = 0
     chunks_done: int = 0
+    # An immediate campaign's create is still freezing recipients (and offering each chunk as it is
+    # frozen): `chunks_total` is not known yet, so the campaign cannot complete.
+    freezing: bool = False
     # Recipients by state, kept with $inc as chunks are sent and statuses arrive (`recount` checks them).
     counters: dict[str, int] = Field(default_factory=dict)
     failures: dict[str, int] = Field(default_factory=dict)  # code -> recipients

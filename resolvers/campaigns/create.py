@@ -3,8 +3,10 @@
 Order of checks on create: name, number, template reference, template, audience, variables, schedule;
 then the audience is resolved (contacts mode: new phones become contacts with `source: "campaign"`) and
 frozen into chunks of recipients with their resolved parameters, streamed, never held whole. A dry run
-stops before anything is written. Immediate: `processing` and the chunks offered to the workers;
-scheduled: `scheduled`, started at `sendAt` by a deferred job (and a sweep after restarts).
+stops before anything is written. Immediate: `processing` (and `freezing`) from the start, each chunk
+offered to the workers as it is written, so sending overlaps the rest of the freeze; the campaign can
+complete once the freeze is over. Scheduled: `scheduled`, started at `sendAt` by a deferred job (and a
+sweep after restarts).
 """
 from __future__ import annotations
 
@@ -102,33 +104,37 @@ async def create(ctx: RequestContext, req: CampaignRequest) -> Created:
     if req.dry_run:
         return await _dry_run(ctx, template, audience, req.variables)
     async with within_limit(ctx, "max_campaigns_per_month"):
+        # Immediate: `processing` from the start, each chunk offered to the workers as it is frozen (the
+        # first messages leave while the rest of a large audience is still being resolved).
         campaign = Campaign.new(
-            ctx, name=req.campaign_name.strip(), status="draft", brand_number=account.number, mode=audience.mode,
+            ctx, name=req.campaign_name.strip(), status="draft" if when else "processing", freezing=not when,
+            started_at=None if when else utcnow(), brand_number=account.number, mode=audience.mode,
             template={"dbId": str(template.id), "id": template.template_id or str(template.id), "name": template.name,
                       "language": template.language, "category": template.category},
             audience=audience.stored(), variables=req.variables, notes=req.notes,
             schedule_type="scheduled" if when else "immediate", scheduled_at=when[0] if when else None,
             timezone=when[1] if when else ((req.schedule or {}).get("timezone") or "UTC"))
         await campaign.insert()
+    offered: list[int] = []
     try:
-        total, chunks = await _freeze(ctx, campaign, template, audience, req.variables)
+        total, chunks = await _freeze(ctx, campaign, template, audience, req.variables, None if when else offered)
     except BaseException:
-        await _discard(ctx, campaign)
+        if offered:  # some recipients may have been sent to already: nothing is deleted
+            await fanout.abandon_freeze(campaign)
+        else:
+            await _discard(ctx, campaign)
         raise
     if total == 0:
         await _discard(ctx, campaign)
         raise ApiError("CAMPAIGN_EMPTY_AUDIENCE", "The audience resolves to no contact that can be sent to.")
-    status = "scheduled" if when else "processing"
-    campaign.total_contacts, campaign.chunks_total, campaign.status = total, chunks, status
-    if not when:
-        campaign.started_at = utcnow()
-    await Campaign.update_one_in(ctx, {"_id": campaign.id}, {"$set": {
-        "total_contacts": total, "chunks_total": chunks, "status": status, "started_at": campaign.started_at,
-        "updated_at": utcnow()}})
+    campaign.total_contacts, campaign.chunks_total = total, chunks
     if when:
+        campaign.status = "scheduled"
+        await Campaign.update_one_in(ctx, {"_id": campaign.id}, {"$set": {
+            "total_contacts": total, "chunks_total": chunks, "status": "scheduled", "updated_at": utcnow()}})
         await _schedule_start(ctx, campaign)
-    else:
-        await fanout.start(ctx.services, campaign)
+        return Created(campaign, total)
+    await fanout.end_freeze(campaign, total, chunks)
     return Created(campaign, total)
 
 
@@ -155,8 +161,10 @@ async def _dry_run(ctx: RequestContext, template: MessageTemplate, audience: aud
 
 
 async def _freeze(ctx: RequestContext, campaign: Campaign, template: MessageTemplate, audience: audiences.Audience,
-                  top: dict[str, Any] | None) -> tuple[int, int]:
-    """Write the eligible recipients in chunks as they stream by; (recipients, chunks)."""
+                  top: dict[str, Any] | None, offered: list[int] | None = None) -> tuple[int, int]:
+    """Write the eligible recipients in chunks as they stream by; (recipients, chunks). With `offered`,
+    each written chunk is offered to the workers at once (its index appended): the first alone, then
+    twice as many each time up to 20 per write, so sending starts within a chunk's time."""
     total, index, batch = 0, 0, []
     pending: list[CampaignChunk] = []
 
@@ -166,8 +174,16 @@ async def _freeze(ctx: RequestContext, campaign: Campaign, template: MessageTemp
             pending.append(await _chunk(ctx, campaign, template, audience, top, index, batch))
             index += 1
             batch.clear()
-        if pending and (final or len(pending) >= 20):
+        wanted = 20 if offered is None else max(1, min(20, len(offered)))
+        if pending and (final or len(pending) >= wanted):
             await CampaignChunk.insert_many_in(ctx, pending)
+            if offered is not None:
+                indexes = [c.index for c in pending]
+                await fanout.offer(ctx.services, campaign, indexes)
+                offered.extend(indexes)
+                # Progress so far (a long freeze is not taken for a stalled campaign by the sweep).
+                await Campaign.update_one_in(ctx, {"_id": campaign.id}, {"$set": {
+                    "total_contacts": total, "updated_at": utcnow()}})
             pending.clear()
 
     async for member in audiences.members(ctx, audience):
@@ -240,15 +256,7 @@ async def cancel(ctx: RequestContext, campaign_id: str) -> Cancelled:
         if campaign.status in TERMINAL:
             raise ApiError("CAMPAIGN_NOT_CANCELLABLE", f"The campaign is already {campaign.status}.")
         return await cancel(ctx, campaign_id)
-    skipped = 0
-    # Chunks nobody holds: their pending recipients are skipped now (a claimed chunk completes).
-    for raw in await CampaignChunk.find_raw_in(ctx, {"campaign_id": campaign.id, "state": "pending"},
-                                               {"outcomes": 1, "index": 1}):
-        changes = {f"outcomes.{i}": "skipped" for i, o in enumerate(raw["outcomes"]) if o == "pending"}
-        done = await CampaignChunk.update_one_in(ctx, {"_id": raw["_id"], "state": "pending"},
-                                                 {"$set": {**changes, "state": "skipped"}})
-        if done.matched_count:
-            skipped += len(changes)
+    skipped = await fanout.skip_pending_chunks(campaign)
     campaign.status, campaign.cancelled_at = "cancelled", now
     return Cancelled(campaign, skipped)
 
