@@ -86,7 +86,7 @@ ID_ORG_INDEX = IndexModel([("_id", ASCENDING), ("org_id", ASCENDING)], name="_id
 
 
 # SecantusDB answers an `$in` read in time growing faster than its matches (500 found ids: ~150 ms,
-# ten reads of 50: ~30 ms), so lists are read IN_BATCH values per command, concurrently.
+# ten reads of 50: ~30 ms), so lists are read IN_BATCH values per command, a few commands at once.
 IN_BATCH = 50
 # Groups read at once: a few keep the database busy; thousands (100,000 ids) would exhaust the
 # connection pool and time out waiting for it.
