@@ -72,15 +72,27 @@ async def _load(services: Services, key_hash: str) -> CachedAuth:
     )
 
 
-async def authenticate(
-    services: Services, authorization: str | None, origin: str | None, request_id: str | None = None
-) -> Authenticated:
+def _key_hash(authorization: str | None) -> str:
     raw = bearer_token(authorization)
     if raw is None:
         raise ApiError("API_KEY_MISSING", "Send the API key as 'Authorization: Bearer <API_KEY>'.")
     if not looks_like_key(raw):
         raise ApiError("INVALID_API_KEY", "The API key is unknown or has been revoked.")
-    key_hash = hash_key(raw)
+    return hash_key(raw)
+
+
+def _admitted_org(entry: CachedAuth, origin: str | None) -> None:
+    """The organisation's own refusals: inactive, or a browser origin it does not allow."""
+    if not entry.org.is_active:
+        raise ApiError("ORG_INACTIVE", "This organisation is inactive.")
+    if not origin_allowed(origin, entry.org.allowed_origins):
+        raise ApiError("DOMAIN_NOT_WHITELISTED", f"Requests from origin '{origin}' are not allowed for this organisation.")
+
+
+async def authenticate(
+    services: Services, authorization: str | None, origin: str | None, request_id: str | None = None
+) -> Authenticated:
+    key_hash = _key_hash(authorization)
     try:
         entry = services.key_cache.get(key_hash)
         if entry is None:
@@ -99,11 +111,7 @@ async def authenticate(
     except Exception:
         log.exception("authentication failed")
         raise ApiError("AUTHENTICATION_FAILED", "Authentication could not be completed; try again.") from None
-
-    if not entry.org.is_active:
-        raise ApiError("ORG_INACTIVE", "This organisation is inactive.")
-    if not origin_allowed(origin, entry.org.allowed_origins):
-        raise ApiError("DOMAIN_NOT_WHITELISTED", f"Requests from origin '{origin}' are not allowed for this organisation.")
+    _admitted_org(entry, origin)
     ctx = RequestContext(services=services, org=entry.org, key=entry.key, request_id=request_id,
                          org_token=gate.token or None)
     return Authenticated(ctx, gate)
@@ -115,12 +123,7 @@ async def identify(services: Services, authorization: str | None, origin: str | 
     sessions) checks on each message it carries, each operation it then runs being charged as a request
     by `authenticate`. The same refusals as `authenticate` otherwise; a cached entry is checked against
     the organisation's current token, so a revoked key is refused on its next message."""
-    raw = bearer_token(authorization)
-    if raw is None:
-        raise ApiError("API_KEY_MISSING", "Send the API key as 'Authorization: Bearer <API_KEY>'.")
-    if not looks_like_key(raw):
-        raise ApiError("INVALID_API_KEY", "The API key is unknown or has been revoked.")
-    key_hash = hash_key(raw)
+    key_hash = _key_hash(authorization)
     try:
         entry = services.key_cache.get(key_hash)
         if entry is not None:
@@ -136,10 +139,7 @@ async def identify(services: Services, authorization: str | None, origin: str | 
     except Exception:
         log.exception("authentication failed")
         raise ApiError("AUTHENTICATION_FAILED", "Authentication could not be completed; try again.") from None
-    if not entry.org.is_active:
-        raise ApiError("ORG_INACTIVE", "This organisation is inactive.")
-    if not origin_allowed(origin, entry.org.allowed_origins):
-        raise ApiError("DOMAIN_NOT_WHITELISTED", f"Requests from origin '{origin}' are not allowed for this organisation.")
+    _admitted_org(entry, origin)
     return RequestContext(services=services, org=entry.org, key=entry.key, request_id=request_id,
                           org_token=entry.token or None)
 

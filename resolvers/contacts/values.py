@@ -21,30 +21,43 @@ _TRUE, _FALSE = {"true", "yes", "1", "y", "on"}, {"false", "no", "0", "n", "off"
 MAX_TEXT = 2000
 
 
-class _Invalid(ValueError):
-    pass
+class Invalid(ValueError):
+    """A value that does not fit its type; the message completes "<key> (<type>) ..."."""
 
 
-def _text(value: Any, field: CustomField, country_code: str | None) -> str:
+_Invalid = Invalid
+
+
+def text_value(value: Any) -> str:
+    """A string, number or the like as trimmed text (at most MAX_TEXT characters)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise _Invalid("must be a string")
+        raise Invalid("must be a string")
     text = str(value).strip()
     if len(text) > MAX_TEXT:
-        raise _Invalid(f"must be at most {MAX_TEXT} characters")
+        raise Invalid(f"must be at most {MAX_TEXT} characters")
     return text
 
 
-def _number(value: Any, field: CustomField, country_code: str | None) -> int | float:
+def number_value(value: Any) -> int | float:
+    """A finite number, or a string of one (thousands separators allowed); integral values as int."""
     if isinstance(value, bool):
-        raise _Invalid("must be a number")
+        raise Invalid("must be a number")
     if isinstance(value, str):
         try:
             value = float(value.strip().replace(",", "")) if value.strip() else None
         except ValueError:
-            raise _Invalid("must be a number") from None
+            raise Invalid("must be a number") from None
     if not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _Invalid("must be a number")
+        raise Invalid("must be a number")
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
+
+
+def _text(value: Any, field: CustomField, country_code: str | None) -> str:
+    return text_value(value)
+
+
+def _number(value: Any, field: CustomField, country_code: str | None) -> int | float:
+    return number_value(value)
 
 
 def _boolean(value: Any, field: CustomField, country_code: str | None) -> bool:

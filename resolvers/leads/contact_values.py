@@ -13,13 +13,13 @@
 """
 from __future__ import annotations
 
-import math
 import re
 from datetime import date, datetime, timezone
 from typing import Any
 
 from leadline.models.contacts import Contact
 from leadline.models.leads import LeadInsight
+from leadline.resolvers.contacts.values import Invalid as _Invalid, number_value, text_value
 from leadline.resolvers.context import RequestContext
 from leadline.resolvers.errors import detail, validation_error
 from leadline.resolvers.json_limits import clip
@@ -27,36 +27,14 @@ from leadline.resolvers.leads import store
 from leadline.resolvers.leads.writes import name_key
 
 CATEGORY_LOCK = "lead_category"
-MAX_TEXT, MAX_MEMBERS, MAX_MEMBER = 2000, 100, 500
+MAX_MEMBERS, MAX_MEMBER = 100, 500
 _SPLIT = re.compile(r"[,|;]")
 
 
-class _Invalid(ValueError):
-    pass
 
 
 def segment_lock(key: str) -> str:
     return f"lead_segments.{key}"
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise _Invalid("must be a string")
-    text = str(value).strip()
-    if len(text) > MAX_TEXT:
-        raise _Invalid(f"must be at most {MAX_TEXT} characters")
-    return text
-
-
-def _number(value: Any) -> int | float:
-    if isinstance(value, str) and value.strip():
-        try:
-            value = float(value.strip().replace(",", ""))
-        except ValueError:
-            raise _Invalid("must be a number") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _Invalid("must be a number")
-    return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 
 def _date(value: Any) -> str:
@@ -93,7 +71,7 @@ def _array(value: Any) -> list[str]:
     return out
 
 
-COERCE = {"text": _text, "number": _number, "date": _date, "array": _array}
+COERCE = {"text": text_value, "number": number_value, "date": _date, "array": _array}
 
 
 def _coerce_segments(segments: dict[str, Any], insights: dict[str, LeadInsight]) -> dict[str, Any]:
@@ -105,7 +83,7 @@ def _coerce_segments(segments: dict[str, Any], insights: dict[str, LeadInsight])
             out[key] = value
             continue
         try:
-            out[key] = COERCE.get(insight.valueType, _text)(value)
+            out[key] = COERCE.get(insight.valueType, text_value)(value)
         except _Invalid as exc:
             problems.append(detail(f"lead_segments.{clip(key)}", "INVALID_VALUE",
                                    f"lead_segments.{clip(key)} ({insight.valueType}) {exc}"))

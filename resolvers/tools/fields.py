@@ -7,7 +7,9 @@ value and reports every problem into a `Report` (`details[{path, code, message, 
 """
 from __future__ import annotations
 
+import copy
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +94,16 @@ def join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
+def each_object(report: Report, items: list, path: str, limit: int) -> Iterator[tuple[str, dict]]:
+    """(path, item) for the first `limit` items that are objects; any other item is reported."""
+    for i, item in enumerate(items[:limit]):
+        where = join(path, i)
+        if isinstance(item, dict):
+            yield where, item
+        else:
+            report.add(where, "INVALID_TYPE", f"{where} must be an object")
+
+
 def type_ok(kind: str, value: Any) -> bool:
     if kind == "string":
         return isinstance(value, str)
@@ -165,7 +177,7 @@ def _num(value: float | None) -> str:
 def with_defaults(fd: FieldDef, value: Any) -> Any:
     """`value` with the defaults of absent (nested) fields filled in."""
     if value is MISSING or value is None:
-        return None if fd.default is MISSING else _copy(fd.default)
+        return None if fd.default is MISSING else copy.deepcopy(fd.default)
     if fd.kind == "object" and fd.fields and isinstance(value, dict):
         out = dict(value)
         for sub in fd.fields:
@@ -175,12 +187,4 @@ def with_defaults(fd: FieldDef, value: Any) -> Any:
         return out
     if fd.kind == "array" and fd.items is not None and isinstance(value, list):
         return [with_defaults(fd.items, item) for item in value]
-    return value
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
     return value

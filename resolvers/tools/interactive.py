@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from leadline.resolvers.tools.fields import Report, join
+from leadline.resolvers.tools.fields import Report, each_object, join
 
 TEMPLATE_TYPES = ("button", "list", "cta_url", "product", "product_list", "catalog_message", "flow", "carousel")
 HEADER_TYPES = ("text", "image", "video", "document")
@@ -131,11 +131,7 @@ def _buttons(report: Report, action: dict, path: str) -> None:
     buttons = _list(report, action.get("buttons"), join(path, "buttons"), 1, BUTTONS_MAX, "buttons")
     titles: set[str] = set()
     ids: set[str] = set()
-    for i, button in enumerate(buttons[:BUTTONS_MAX]):
-        where = join(join(path, "buttons"), i)
-        if not isinstance(button, dict):
-            report.add(where, "INVALID_TYPE", f"{where} must be an object")
-            continue
+    for where, button in each_object(report, buttons, join(path, "buttons"), BUTTONS_MAX):
         reply = _object(report, button.get("reply"), join(where, "reply"), required=True)
         if reply is None:
             continue
@@ -157,19 +153,11 @@ def _list_message(report: Report, action: dict, path: str) -> None:
     sections = _list(report, action.get("sections"), join(path, "sections"), 1, SECTIONS_MAX, "sections")
     rows_total = 0
     ids: set[str] = set()
-    for i, section in enumerate(sections[:SECTIONS_MAX]):
-        where = join(join(path, "sections"), i)
-        if not isinstance(section, dict):
-            report.add(where, "INVALID_TYPE", f"{where} must be an object")
-            continue
+    for where, section in each_object(report, sections, join(path, "sections"), SECTIONS_MAX):
         _text(report, section, "title", where, SECTION_TITLE_MAX, required=len(sections) > 1)
         rows = _list(report, section.get("rows"), join(where, "rows"), 1, ROWS_MAX, "rows")
         rows_total += len(rows)
-        for j, row in enumerate(rows[:ROWS_MAX]):
-            rwhere = join(join(where, "rows"), j)
-            if not isinstance(row, dict):
-                report.add(rwhere, "INVALID_TYPE", f"{rwhere} must be an object")
-                continue
+        for rwhere, row in each_object(report, rows, join(where, "rows"), ROWS_MAX):
             _text(report, row, "id", rwhere, ROW_ID_MAX, required=True)
             _text(report, row, "title", rwhere, ROW_TITLE_MAX, required=True)
             _text(report, row, "description", rwhere, ROW_DESCRIPTION_MAX, required=False)
@@ -204,11 +192,7 @@ def _product_list(report: Report, action: dict, path: str) -> None:
     _text(report, action, "catalog_id", path, 128, required=True)
     sections = _list(report, action.get("sections"), join(path, "sections"), 1, SECTIONS_MAX, "sections")
     total = 0
-    for i, section in enumerate(sections[:SECTIONS_MAX]):
-        where = join(join(path, "sections"), i)
-        if not isinstance(section, dict):
-            report.add(where, "INVALID_TYPE", f"{where} must be an object")
-            continue
+    for where, section in each_object(report, sections, join(path, "sections"), SECTIONS_MAX):
         _text(report, section, "title", where, SECTION_TITLE_MAX, required=True)
         items = _list(report, section.get("product_items"), join(where, "product_items"), 1, PRODUCTS_MAX, "products")
         total += len(items)
@@ -240,11 +224,7 @@ def _flow(report: Report, action: dict, path: str) -> None:
 
 def _carousel(report: Report, action: dict, path: str) -> None:
     cards = _list(report, action.get("cards"), join(path, "cards"), CARDS_MIN, CARDS_MAX, "cards")
-    for i, card in enumerate(cards[:CARDS_MAX]):
-        where = join(join(path, "cards"), i)
-        if not isinstance(card, dict):
-            report.add(where, "INVALID_TYPE", f"{where} must be an object")
-            continue
+    for where, card in each_object(report, cards, join(path, "cards"), CARDS_MAX):
         header = _object(report, card.get("header"), join(where, "header"), required=True)
         if header is not None and header.get("type") not in ("image", "video"):
             report.add(join(join(where, "header"), "type"), "INVALID_VALUE", "a card header is an image or a video")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from leadline.resolvers.tools.fields import Report, join
+from leadline.resolvers.tools.fields import Report, each_object, join
 from leadline.resolvers.tools.interactive import valid_url
 
 TEXT_MAX = {"photoapp": 1000, "pageapp": 2000}
@@ -58,11 +58,7 @@ def _quick_replies(report: Report, replies: Any, path: str) -> None:
         return
     if len(replies) > QUICK_REPLIES_MAX:
         report.add(path, "TOO_MANY", f"{path} holds at most {QUICK_REPLIES_MAX} quick replies")
-    for i, reply in enumerate(replies[:QUICK_REPLIES_MAX]):
-        where = join(path, i)
-        if not isinstance(reply, dict):
-            report.add(where, "INVALID_TYPE", f"{where} must be an object")
-            continue
+    for where, reply in each_object(report, replies, path, QUICK_REPLIES_MAX):
         if reply.get("content_type", "text") == "text":
             _string(report, reply, "title", where, QUICK_TITLE_MAX, required=True)
             _string(report, reply, "payload", where, PAYLOAD_MAX, required=True)
@@ -98,11 +94,7 @@ def _attachment(report: Report, attachment: Any, path: str) -> None:
             return
         if len(elements) > ELEMENTS_MAX:
             report.add(epath, "TOO_MANY", f"{epath} holds at most {ELEMENTS_MAX} elements")
-        for i, element in enumerate(elements[:ELEMENTS_MAX]):
-            where = join(epath, i)
-            if not isinstance(element, dict):
-                report.add(where, "INVALID_TYPE", f"{where} must be an object")
-                continue
+        for where, element in each_object(report, elements, epath, ELEMENTS_MAX):
             _string(report, element, "title", where, ELEMENT_TITLE_MAX, required=True)
             _string(report, element, "subtitle", where, ELEMENT_TITLE_MAX, required=False)
             if element.get("image_url") is not None and not valid_url(element["image_url"]):
@@ -119,11 +111,7 @@ def _buttons(report: Report, buttons: Any, path: str, *, required: bool) -> None
         return
     if len(buttons) > BUTTONS_MAX:
         report.add(path, "TOO_MANY", f"{path} holds at most {BUTTONS_MAX} buttons")
-    for i, button in enumerate(buttons[:BUTTONS_MAX]):
-        where = join(path, i)
-        if not isinstance(button, dict):
-            report.add(where, "INVALID_TYPE", f"{where} must be an object")
-            continue
+    for where, button in each_object(report, buttons, path, BUTTONS_MAX):
         kind = button.get("type")
         _string(report, button, "title", where, BUTTON_TITLE_MAX, required=True)
         if kind == "web_url":

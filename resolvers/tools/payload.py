@@ -7,6 +7,7 @@ applies again). A secret sent back as the mask keeps the stored one.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from leadline.models.tools import Tool
@@ -64,7 +65,7 @@ def keep_masked(merged: dict[str, Any], current: dict[str, Any]) -> None:
 def seal_secrets(config: dict[str, Any], keyring: Keyring, current: dict[str, Any] | None = None) -> dict[str, Any]:
     """`config` with every clear secret sealed; one equal to the stored secret keeps its stored form, so
     re-sending a secret is not a change."""
-    out = _copy(config)
+    out = copy.deepcopy(config)
     for path in SECRET_PATHS:
         value = _get(out, path)
         if isinstance(value, str) and not is_sealed(value):
@@ -76,7 +77,7 @@ def seal_secrets(config: dict[str, Any], keyring: Keyring, current: dict[str, An
 
 def masked(config: dict[str, Any]) -> dict[str, Any]:
     """What responses, history and logs show: every secret present replaced by the mask."""
-    out = _copy(config)
+    out = copy.deepcopy(config)
     for path in SECRET_PATHS:
         if _get(out, path):
             _set(out, path, MASK)
@@ -84,7 +85,7 @@ def masked(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def revealed(config: dict[str, Any], keyring: Keyring) -> dict[str, Any]:
-    out = _copy(config)
+    out = copy.deepcopy(config)
     for path in SECRET_PATHS:
         value = _get(out, path)
         if is_sealed(value):
@@ -100,11 +101,3 @@ def secrets_of(config: dict[str, Any], keyring: Keyring) -> list[str]:
         if value:
             found.append(value)
     return found
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value

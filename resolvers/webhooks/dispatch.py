@@ -9,8 +9,9 @@ Two lanes share the stream. Changes carrying inbound messages enter it at once (
 waiting for them in the inbox). Status-only changes and the service's own (the sandbox's statuses,
 a campaign's conversation rows and events) wait in its delayed set and join it as batches allow:
 while a bulk sender (a campaign's fan-out) is sending, at most `ingest_bulk_while_sending` of them
-per second per worker (a change standing for a campaign chunk's messages counting one per message), so on a one-core database the statuses trail the campaign instead of halving
-its pace, and an inbound reply never queues behind a hundred thousand statuses.
+per second per worker (a change standing for a campaign chunk's messages counting one per message),
+so on a one-core database the statuses trail the campaign instead of halving its pace, and an
+inbound reply never queues behind a hundred thousand statuses.
 - `drain` (the worker): claims up to a batch of queued changes and processes them together.
 - `ingest`: everything inline, now (tests, and changes the service makes up itself).
 

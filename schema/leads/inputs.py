@@ -65,16 +65,9 @@ class LeadInsightInput:
 
 
 @strawberry.input
-class LeadInsightUpdateInput:
+class LeadInsightUpdateInput(LeadInsightInput):
     key: str | None = strawberry.field(default=None, description="Immutable: any key sent is refused.")
-    name: str | None = None
     value_type: str | None = None
-    options: list[str] | None = None
-    description: str | None = None
-
-    def to_domain(self) -> InsightWrite:
-        return InsightWrite(key=self.key, name=self.name, valueType=self.value_type, options=self.options,
-                            description=self.description)
 
 
 @strawberry.input
